@@ -1,0 +1,104 @@
+"""DMA commands of the fabric interface: moves between global memory (SRAM scratch, DRAM through
+the LLC) and the local store over the NoC.
+
+Addresses are byte addresses held in x registers; strides and offsets count elements of the tile's
+dtype. A descriptor's `valid` extents clip the box at run time (Triton masks turned into effective
+shapes): elements outside are neither read nor written, and loads fill them with `pad`. The
+hardware requires 32-byte aligned addresses for box transfers (see the sanitizer).
+"""
+from __future__ import annotations
+
+from .fields import FOrImm, OptTile, TileKind, XList, XOrImm, XReg, choice
+from .instruction import Instr, instruction
+
+
+@instruction("dma.in", "dma")
+class DmaIn(Instr):
+    """dst[i] = mem[base + sum_k(i_k * strides[k]) * itemsize] for every index i of dst's box with
+    i_k < valid[k] (all of the box when valid is empty); the other elements of dst = pad."""
+    dst: TileKind
+    base: XReg
+    strides: XList
+    valid: XList = ()
+    pad: FOrImm = 0.0
+
+
+@instruction("dma.out", "dma")
+class DmaOut(Instr):
+    """mem[base + sum_k(i_k * strides[k]) * itemsize] = src[i] for every index i of src's box with
+    i_k < valid[k]; nothing else is written."""
+    src: TileKind
+    base: XReg
+    strides: XList
+    valid: XList = ()
+
+
+@instruction("dma.gather", "dma")
+class DmaGather(Instr):
+    """dst[i] = mem[base + offsets[i] * itemsize] where mask[i] (or everywhere without a mask);
+    dst[i] = pad elsewhere. offsets and mask broadcast to dst's shape. Each element is its own
+    memory transaction: the fallback for pointer tensors that are not affine."""
+    dst: TileKind
+    base: XReg
+    offsets: TileKind
+    mask: OptTile = None
+    pad: FOrImm = 0.0
+
+
+@instruction("dma.scatter", "dma")
+class DmaScatter(Instr):
+    """mem[base + offsets[i] * itemsize] = src[i] where mask[i]; later elements win on repeated
+    addresses (row-major order)."""
+    src: TileKind
+    base: XReg
+    offsets: TileKind
+    mask: OptTile = None
+
+
+@instruction("dma.rows", "dma")
+class DmaRows(Instr):
+    """Indexed DMA_IN: dst[r, c] = mem[base + (index[r] * row_stride + c) * itemsize] for
+    c < valid_cols (all columns when 0), pad elsewhere, and for r with index[r] >= 0; rows whose
+    index is negative are filled with pad. One descriptor per row (embedding lookups)."""
+    dst: TileKind
+    base: XReg
+    index: TileKind
+    row_stride: XOrImm
+    valid_cols: XOrImm = 0
+    pad: FOrImm = 0.0
+
+
+@instruction("dma.atomic", "dma")
+class DmaAtomic(Instr):
+    """For each element i in row-major order where mask[i]: old = mem[a]; mem[a] = op(old, val[i])
+    with a = base + offsets[i] * itemsize; dst[i] = old (dst may be none). Atomic with respect to
+    every other PE: the read-modify-write happens at the memory in one step."""
+    op: choice("add", "max", "min", "xchg", "and", "or", "xor")
+    dst: OptTile
+    base: XReg
+    offsets: TileKind
+    val: TileKind
+    mask: OptTile = None
+
+
+@instruction("dma.cas", "dma")
+class DmaCas(Instr):
+    """For each element i in row-major order: old = mem[a]; if old == cmp[i]: mem[a] = val[i];
+    dst[i] = old, with a = base + offsets[i] * itemsize. Atomic like dma.atomic."""
+    dst: TileKind
+    base: XReg
+    offsets: TileKind
+    cmp: TileKind
+    val: TileKind
+
+
+@instruction("dma.prefetch", "dma")
+class DmaPrefetch(Instr):
+    """Bring `nbytes` starting at DRAM address base into the LLC part of SRAM (DMA_IN with
+    prefetch). No data reaches the local store; completes when the lines are in SRAM."""
+    base: XReg
+    nbytes: XOrImm
+
+
+MAX_DIMS = 4
+"""Box descriptors have at most this many dimensions (the innermost is usually contiguous)."""

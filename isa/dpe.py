@@ -1,0 +1,22 @@
+"""Dot Product Engine: matrix multiply on tiles in the local store, accumulating in f32 (i32 for
+8-bit integers). It caches operand `a` and streams `b` from the local store; its throughput per
+dtype is in the hardware config (MTIA 2i: 1024 f16/bf16 MACs per cycle, 2048 int8)."""
+from __future__ import annotations
+
+from .fields import Imm, TileKind, XOrImm
+from .instruction import Instr, instruction
+
+
+@instruction("dpe.mm", "dpe")
+class DpeMatmul(Instr):
+    """out = a @ b, or out = out + a @ b when out's mode is acc. a is [M, K] ([K, M] with trans_a),
+    b is [K, N] ([N, K] with trans_b), out is [M, N]; a leading batch dimension is allowed on all
+    three. Products are exact and summed in f32 (i32 for i8/u8 inputs), then rounded to out's dtype.
+    a and b have the same dtype. `rows`, when nonzero, is the number of rows of a that hold data
+    (an effective shape): the DPE skips the rest and leaves those rows of out unchanged (acc) or zero."""
+    out: TileKind
+    a: TileKind
+    b: TileKind
+    trans_a: Imm = 0
+    trans_b: Imm = 0
+    rows: XOrImm = 0

@@ -1,0 +1,443 @@
+"""Field kinds: how one operand of an instruction is checked, printed, parsed and put in JSON.
+
+Each kind is a class used as the annotation of an instruction field. Register fields hold a plain
+int (the register number) so that the simulator indexes register files directly; fields that take
+a register *or* an immediate hold an `X`/`F` reference or a Python number.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from .types import DTYPES, TILE_MODES, F, Tile, V, X
+
+_ABI = {"zero": 0, "ra": 1, "sp": 2, "gp": 3, "tp": 4, "t0": 5, "t1": 6, "t2": 7, "s0": 8, "fp": 8, "s1": 9,
+        **{f"a{i}": 10 + i for i in range(8)}, **{f"s{i}": 16 + i for i in range(2, 12)},
+        **{f"t{i}": 25 + i for i in range(3, 7)}}
+
+
+class AsmError(ValueError):
+    """A line of assembly (or a JSON instruction) that does not follow the ISA."""
+
+
+def _reg(text: str, prefix: str, abi: bool = False) -> int:
+    t = text.strip()
+    if abi and t in _ABI:
+        return _ABI[t]
+    if len(t) > 1 and t[0] == prefix and t[1:].isdigit():
+        n = int(t[1:])
+        if 0 <= n < 32:
+            return n
+    raise AsmError(f"expected a register {prefix}0..{prefix}31, got {text.strip()!r}")
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text.strip(), 0)
+    except ValueError:
+        raise AsmError(f"expected an integer, got {text.strip()!r}") from None
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text.strip())
+    except ValueError:
+        raise AsmError(f"expected a number, got {text.strip()!r}") from None
+
+
+def _fmt_float(v: float) -> str:
+    return repr(float(v))
+
+
+def _json_float(v: float):
+    return v if math.isfinite(v) else repr(float(v))
+
+
+def split_top(text: str, sep: str = ",") -> list[str]:
+    """Split on `sep` outside brackets and parentheses."""
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    tail = "".join(cur).strip()
+    if tail or out:
+        out.append(tail)
+    return out
+
+
+class Kind:
+    """Base of the field kinds: identity JSON, str() printing."""
+    @classmethod
+    def check(cls, v):
+        return v
+
+    @classmethod
+    def fmt(cls, v) -> str:
+        return str(v)
+
+    @classmethod
+    def to_json(cls, v):
+        return v
+
+    @classmethod
+    def from_json(cls, j):
+        return cls.check(j)
+
+
+class XReg(Kind):
+    """An integer register x0..x31 (ABI names accepted when parsing)."""
+    @classmethod
+    def check(cls, v):
+        if type(v) is not int or not 0 <= v < 32:
+            raise AsmError(f"expected an x register number 0..31, got {v!r}")
+        return v
+
+    @classmethod
+    def parse(cls, t):
+        return _reg(t, "x", abi=True)
+
+    @classmethod
+    def fmt(cls, v):
+        return f"x{v}"
+
+    to_json = fmt
+
+    @classmethod
+    def from_json(cls, j):
+        return cls.parse(str(j))
+
+
+class FReg(XReg):
+    """A float register f0..f31."""
+    @classmethod
+    def parse(cls, t):
+        return _reg(t, "f")
+
+    @classmethod
+    def fmt(cls, v):
+        return f"f{v}"
+
+    to_json = fmt
+
+
+class VReg(XReg):
+    """A vector register v0..v31 (the first of an LMUL group)."""
+    @classmethod
+    def parse(cls, t):
+        return _reg(t, "v")
+
+    @classmethod
+    def fmt(cls, v):
+        return f"v{v}"
+
+    to_json = fmt
+
+
+class Imm(Kind):
+    """A signed integer immediate."""
+    @classmethod
+    def check(cls, v):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise AsmError(f"expected an integer immediate, got {v!r}")
+        return v
+
+    parse = staticmethod(_int)
+
+
+class FImm(Kind):
+    """A floating-point immediate (inf and nan allowed)."""
+    @classmethod
+    def check(cls, v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise AsmError(f"expected a number, got {v!r}")
+        return float(v)
+
+    parse = staticmethod(_float)
+    fmt = staticmethod(_fmt_float)
+    to_json = staticmethod(_json_float)
+
+    @classmethod
+    def from_json(cls, j):
+        return float(j)
+
+
+class Label(Kind):
+    """A branch target, by name."""
+    _re = re.compile(r"^[A-Za-z_.$][\w.$]*$")
+
+    @classmethod
+    def check(cls, v):
+        if not isinstance(v, str) or not cls._re.match(v):
+            raise AsmError(f"expected a label name, got {v!r}")
+        return v
+
+    @classmethod
+    def parse(cls, t):
+        return cls.check(t.strip())
+
+
+class Name(Label):
+    """A free-form identifier (an engine function, a reduction kind...)."""
+
+
+class Text(Kind):
+    """A quoted string (debug print formats)."""
+    @classmethod
+    def check(cls, v):
+        if not isinstance(v, str):
+            raise AsmError(f"expected a string, got {v!r}")
+        return v
+
+    @classmethod
+    def parse(cls, t):
+        t = t.strip()
+        if len(t) < 2 or t[0] != '"' or t[-1] != '"':
+            raise AsmError(f"expected a quoted string, got {t!r}")
+        return t[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+
+    @classmethod
+    def fmt(cls, v):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class Dtype(Kind):
+    """An element type name: i1 i8 i16 i32 i64 u8.. f16 bf16 f32 f64 f8e4m3 f8e5m2."""
+    @classmethod
+    def check(cls, v):
+        if v not in DTYPES:
+            raise AsmError(f"unknown dtype {v!r}; expected one of {', '.join(DTYPES)}")
+        return v
+
+    @classmethod
+    def parse(cls, t):
+        return cls.check(t.strip())
+
+
+class XOrImm(Kind):
+    """An integer register or an integer immediate."""
+    @classmethod
+    def check(cls, v):
+        if isinstance(v, X):
+            XReg.check(v.n)
+            return v
+        return Imm.check(v)
+
+    @classmethod
+    def parse(cls, t):
+        t = t.strip()
+        if t[:1] == "x" or t in _ABI:
+            return X(XReg.parse(t))
+        return _int(t)
+
+    @classmethod
+    def fmt(cls, v):
+        return str(v)
+
+    @classmethod
+    def to_json(cls, v):
+        return str(v) if isinstance(v, X) else v
+
+    @classmethod
+    def from_json(cls, j):
+        return cls.parse(j) if isinstance(j, str) else cls.check(j)
+
+
+class FOrImm(Kind):
+    """A float register or a floating-point immediate (vector-scalar forms)."""
+    @classmethod
+    def check(cls, v):
+        if isinstance(v, F):
+            FReg.check(v.n)
+            return v
+        if isinstance(v, X):
+            XReg.check(v.n)
+            return v
+        return FImm.check(v)
+
+    @classmethod
+    def parse(cls, t):
+        t = t.strip()
+        if re.fullmatch(r"f\d+", t):
+            return F(FReg.parse(t))
+        if re.fullmatch(r"x\d+", t):
+            return X(XReg.parse(t))
+        return _float(t)
+
+    @classmethod
+    def fmt(cls, v):
+        return str(v) if isinstance(v, (F, X)) else _fmt_float(v)
+
+    @classmethod
+    def to_json(cls, v):
+        return str(v) if isinstance(v, (F, X)) else _json_float(v)
+
+    @classmethod
+    def from_json(cls, j):
+        if isinstance(j, str) and re.fullmatch(r"[fx]\d+", j):
+            return cls.parse(j)
+        return float(j)
+
+
+class XList(Kind):
+    """A bracketed list of registers or immediates: [x5, 1]."""
+    @classmethod
+    def check(cls, v):
+        if not isinstance(v, (tuple, list)):
+            raise AsmError(f"expected a list, got {v!r}")
+        return tuple(XOrImm.check(e) for e in v)
+
+    @classmethod
+    def parse(cls, t):
+        t = t.strip()
+        if not (t.startswith("[") and t.endswith("]")):
+            raise AsmError(f"expected a bracketed list like [x5, 1], got {t!r}")
+        inner = t[1:-1].strip()
+        return tuple(XOrImm.parse(e) for e in split_top(inner)) if inner else ()
+
+    @classmethod
+    def fmt(cls, v):
+        return "[" + ", ".join(map(str, v)) + "]"
+
+    @classmethod
+    def to_json(cls, v):
+        return [XOrImm.to_json(e) for e in v]
+
+    @classmethod
+    def from_json(cls, j):
+        return tuple(XOrImm.from_json(e) for e in j)
+
+
+class IntList(XList):
+    """A bracketed list of integer immediates: [1, 0]."""
+    @classmethod
+    def check(cls, v):
+        return tuple(Imm.check(e) for e in v)
+
+    @classmethod
+    def parse(cls, t):
+        vals = XList.parse(t)
+        return cls.check(vals)
+
+    @classmethod
+    def to_json(cls, v):
+        return list(v)
+
+
+_TILE_RE = re.compile(r"^cb(\d+)\.(\w+)(?:\+(\d+))?:(\w+)\[([\dx]*)\]$")
+
+
+class TileKind(Kind):
+    """A CB slot as a tile: cb3.pop:f16[128x32] (see isa.types.Tile)."""
+    @classmethod
+    def check(cls, v):
+        if not isinstance(v, Tile):
+            raise AsmError(f"expected a tile operand, got {v!r}")
+        return v
+
+    @classmethod
+    def parse(cls, t):
+        m = _TILE_RE.match(t.strip())
+        if not m:
+            raise AsmError(f"expected a tile like cb3.pop:f16[128x32], got {t.strip()!r}")
+        cb, mode, off, dt, dims = m.groups()
+        if mode not in TILE_MODES:
+            raise AsmError(f"tile mode {mode!r} is not one of {', '.join(TILE_MODES)}")
+        if dt not in DTYPES:
+            raise AsmError(f"unknown dtype {dt!r} in tile {t.strip()!r}")
+        shape = tuple(int(d) for d in dims.split("x")) if dims else ()
+        try:
+            return Tile(int(cb), mode, dt, shape, int(off or 0))
+        except ValueError as e:
+            raise AsmError(str(e)) from None
+
+    @classmethod
+    def to_json(cls, v):
+        j = {"cb": v.cb, "mode": v.mode, "dtype": v.dtype, "shape": list(v.shape)}
+        if v.offset:
+            j["offset"] = v.offset
+        return j
+
+    @classmethod
+    def from_json(cls, j):
+        try:
+            return Tile(int(j["cb"]), j["mode"], j["dtype"], tuple(int(d) for d in j["shape"]),
+                        int(j.get("offset", 0)))
+        except (KeyError, TypeError, ValueError) as e:
+            raise AsmError(f"bad tile {j!r}: {e}") from None
+
+
+class OptTile(TileKind):
+    """A tile, or `none`."""
+    @classmethod
+    def check(cls, v):
+        return None if v is None else TileKind.check(v)
+
+    @classmethod
+    def parse(cls, t):
+        return None if t.strip() == "none" else TileKind.parse(t)
+
+    @classmethod
+    def fmt(cls, v):
+        return "none" if v is None else str(v)
+
+    @classmethod
+    def to_json(cls, v):
+        return None if v is None else TileKind.to_json(v)
+
+    @classmethod
+    def from_json(cls, j):
+        return None if j is None else TileKind.from_json(j)
+
+
+class Src(Kind):
+    """An engine source operand: a tile, or a scalar (f/x register or immediate) broadcast to the
+    output shape (the vector-scalar forms that save a broadcast)."""
+    @classmethod
+    def check(cls, v):
+        return v if isinstance(v, Tile) else FOrImm.check(v)
+
+    @classmethod
+    def parse(cls, t):
+        return TileKind.parse(t) if t.strip().startswith("cb") else FOrImm.parse(t)
+
+    @classmethod
+    def fmt(cls, v):
+        return str(v) if isinstance(v, Tile) else FOrImm.fmt(v)
+
+    @classmethod
+    def to_json(cls, v):
+        return TileKind.to_json(v) if isinstance(v, Tile) else FOrImm.to_json(v)
+
+    @classmethod
+    def from_json(cls, j):
+        return TileKind.from_json(j) if isinstance(j, dict) else FOrImm.from_json(j)
+
+
+def choice(*options: str) -> type[Kind]:
+    """A kind accepting one of a fixed set of names."""
+    class Choice(Kind):
+        __doc__ = "one of: " + ", ".join(options)
+        values = options
+
+        @classmethod
+        def check(cls, v):
+            if v not in options:
+                raise AsmError(f"expected one of {', '.join(options)}, got {v!r}")
+            return v
+
+        @classmethod
+        def parse(cls, t):
+            return cls.check(t.strip())
+    return Choice
+
+
+__all__ = ["AsmError", "Kind", "XReg", "FReg", "VReg", "Imm", "FImm", "Label", "Name", "Text", "Dtype",
+           "XOrImm", "FOrImm", "Src", "XList", "IntList", "TileKind", "OptTile", "choice", "split_top",
+           "X", "F", "V", "Tile"]

@@ -1,0 +1,36 @@
+"""Reduction Engine: reductions and scans along one axis of a tile, and the reduction network that
+forwards partial results to another PE."""
+from __future__ import annotations
+
+from .fields import Imm, TileKind, XOrImm, choice
+from .instruction import Instr, instruction
+
+
+@instruction("re.reduce", "re")
+class ReReduce(Instr):
+    """out = op over axis `axis` of a. out's shape is a's with that axis removed or kept as 1.
+    Sums of floats accumulate in f32 (f64 for f64); argmax/argmin give the first index of the
+    extreme value as i32; a nan is the extreme for max/min (Triton's semantics)."""
+    out: TileKind
+    a: TileKind
+    op: choice("sum", "max", "min", "prod", "argmax", "argmin", "and", "or", "xor")
+    axis: Imm
+
+
+@instruction("re.scan", "re")
+class ReScan(Instr):
+    """out = the inclusive prefix op of a along `axis` (reverse=1 scans from the end)."""
+    out: TileKind
+    a: TileKind
+    op: choice("sum", "prod", "max", "min")
+    axis: Imm
+    reverse: Imm = 0
+
+
+@instruction("re.send", "re")
+class ReSend(Instr):
+    """Send tile a over the reduction network into CB `cb` of PE `pe`, as a push there. The
+    receiving CB's slots are claimed in the order sends arrive."""
+    a: TileKind
+    pe: XOrImm
+    cb: Imm
