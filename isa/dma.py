@@ -3,12 +3,13 @@ the LLC) and the local store over the NoC.
 
 Addresses are byte addresses held in x registers; strides and offsets count elements of the tile's
 dtype. A descriptor's `valid` extents clip the box at run time (Triton masks turned into effective
-shapes): elements outside are neither read nor written, and loads fill them with `pad`. The
-hardware requires 32-byte aligned addresses for box transfers (see the sanitizer).
+shapes): elements outside are neither read nor written, and loads fill them with `pad`. Box
+transfers need a 32-byte aligned base address unless they set `unaligned=1`, the MTIA 2i mode for
+unaligned addresses, which costs a partial burst at each end of every contiguous run.
 """
 from __future__ import annotations
 
-from .fields import FOrImm, OptTile, TileKind, XList, XOrImm, XReg, choice
+from .fields import FOrImm, Imm, OptTile, TileKind, XList, XOrImm, XReg, choice
 from .instruction import Instr, instruction
 
 
@@ -21,6 +22,7 @@ class DmaIn(Instr):
     strides: XList
     valid: XList = ()
     pad: FOrImm = 0.0
+    unaligned: Imm = 0
 
 
 @instruction("dma.out", "dma")
@@ -31,6 +33,7 @@ class DmaOut(Instr):
     base: XReg
     strides: XList
     valid: XList = ()
+    unaligned: Imm = 0
 
 
 @instruction("dma.gather", "dma")

@@ -1,0 +1,60 @@
+"""Errors users see. None of them carries a traceback of the compiler's own code."""
+from __future__ import annotations
+
+
+class CompilationError(Exception):
+    """A kernel cannot be compiled. The message points at the kernel line with a caret:
+
+        kernel.py:12:15: error: Cannot make_shape_compatible: incompatible dimensions at index 0: 32 and 64
+            z = x + y
+                ^
+    """
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None, col: int | None = None,
+                 source_line: str | None = None):
+        self.error_message = message
+        self.file, self.line, self.col = file, line, col
+        self.source_line = source_line
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        if self.file is None:
+            return self.error_message
+        head = f"{self.file}:{self.line}:{self.col}: error: {self.error_message}"
+        if self.source_line is None:
+            return head
+        text = self.source_line.rstrip("\n")
+        stripped = text.lstrip()
+        indent = len(text) - len(stripped)
+        caret = " " * max(0, self.col - 1 - indent)
+        return f"{head}\n    {stripped}\n    {caret}^"
+
+
+class CompileTimeError(Exception):
+    """Raised by the language/semantic layer; the frontend turns it into a CompilationError at the
+    kernel line being compiled."""
+
+
+class KernelRuntimeError(Exception):
+    """A kernel failed while running (out-of-bounds access, failed device_assert, ...).
+
+    `kernel`, `program_id` and `loc` say where; the user's arrays are left unchanged."""
+
+    def __init__(self, message: str, kernel: str | None = None, program_id=None, loc=None):
+        self.kernel, self.program_id, self.loc = kernel, program_id, loc
+        where = []
+        if kernel:
+            where.append(f"kernel '{kernel}'")
+        if program_id is not None:
+            where.append(f"program id {tuple(program_id)}")
+        if loc is not None:
+            where.append(f"at {loc}")
+        super().__init__(message + (f" ({', '.join(where)})" if where else ""))
+
+
+class OutOfBoundsError(KernelRuntimeError):
+    """A load, store or atomic touched memory outside every argument array."""
+
+
+class DeviceAssertionError(KernelRuntimeError):
+    """A `tl.device_assert` (or `assert` on a runtime value) failed."""

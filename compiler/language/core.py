@@ -1,0 +1,293 @@
+"""The `tl` value model: dtypes, `constexpr`, `tensor` and the @builtin marker.
+
+A `tensor` wraps an IR value; its Python operators call the semantic layer (`semantic.py`), which
+applies Triton's promotion and broadcasting rules and emits IR through the frontend's builder.
+A `constexpr` wraps a compile-time Python value; operators between constexprs are folded in
+Python (so `-7 // 2 == -4` for constexprs but -3 for runtime tensors, as in Triton).
+"""
+from __future__ import annotations
+
+import functools
+
+from ..ir import types as T
+from ..ir.types import DType, PointerType, BlockType, TensorDescType  # noqa: F401  (re-exported)
+
+# --- dtypes ---------------------------------------------------------------------------------------
+dtype = DType
+int1 = T.i1
+int8, int16, int32, int64 = T.i8, T.i16, T.i32, T.i64
+uint8, uint16, uint32, uint64 = T.u8, T.u16, T.u32, T.u64
+float16, bfloat16, float32, float64 = T.f16, T.bf16, T.f32, T.f64
+float8e4nv, float8e5 = T.f8e4m3, T.f8e5m2
+bool_ = int1
+
+
+def pointer_type(element_ty, address_space: int = 1) -> PointerType:
+    """The type of a pointer to `element_ty` (e.g. for `x.to(tl.pointer_type(tl.float16))`)."""
+    return PointerType(_unwrap(element_ty), address_space)
+
+
+def block_type(element_ty, shape) -> BlockType:
+    return BlockType(tuple(int(_unwrap(s)) for s in shape), _unwrap(element_ty))
+
+
+# --- builtins -------------------------------------------------------------------------------------
+
+def builtin(fn):
+    """Mark a `tl` function as callable inside @jit kernels (it emits IR through the frontend)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    wrapper.__triton_builtin__ = True
+    return wrapper
+
+
+def is_builtin(fn) -> bool:
+    return getattr(fn, "__triton_builtin__", False)
+
+
+def constexpr_function(fn):
+    """Mark a plain Python function callable in kernels on compile-time values (result: constexpr)."""
+    fn.__triton_constexpr_function__ = True
+    return fn
+
+
+# --- constexpr ------------------------------------------------------------------------------------
+
+def _unwrap(x):
+    return x.value if isinstance(x, constexpr) else x
+
+
+def _binop(op, reflected=False):
+    def method(self, other):
+        if isinstance(other, tensor):
+            return NotImplemented
+        a, b = self.value, _unwrap(other)
+        return constexpr(op(b, a) if reflected else op(a, b))
+    return method
+
+
+class constexpr:
+    """A compile-time value. `x: tl.constexpr` parameters and literals in kernels are constexprs."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = _unwrap(value)
+
+    def __repr__(self) -> str:
+        return f"constexpr[{self.value!r}]"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __int__(self):
+        return int(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __call__(self, *args, **kwargs):
+        return self.value(*args, **kwargs)
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __len__(self):
+        return len(self.value)
+
+    def __getitem__(self, i):
+        return constexpr(self.value[_unwrap(i)])
+
+    import operator as _op
+    __add__, __radd__ = _binop(_op.add), _binop(_op.add, True)
+    __sub__, __rsub__ = _binop(_op.sub), _binop(_op.sub, True)
+    __mul__, __rmul__ = _binop(_op.mul), _binop(_op.mul, True)
+    __truediv__, __rtruediv__ = _binop(_op.truediv), _binop(_op.truediv, True)
+    __floordiv__, __rfloordiv__ = _binop(_op.floordiv), _binop(_op.floordiv, True)
+    __mod__, __rmod__ = _binop(_op.mod), _binop(_op.mod, True)
+    __pow__, __rpow__ = _binop(_op.pow), _binop(_op.pow, True)
+    __and__, __rand__ = _binop(_op.and_), _binop(_op.and_, True)
+    __or__, __ror__ = _binop(_op.or_), _binop(_op.or_, True)
+    __xor__, __rxor__ = _binop(_op.xor), _binop(_op.xor, True)
+    __lshift__, __rlshift__ = _binop(_op.lshift), _binop(_op.lshift, True)
+    __rshift__, __rrshift__ = _binop(_op.rshift), _binop(_op.rshift, True)
+    __lt__, __le__ = _binop(_op.lt), _binop(_op.le)
+    __gt__, __ge__ = _binop(_op.gt), _binop(_op.ge)
+    __eq__, __ne__ = _binop(_op.eq), _binop(_op.ne)
+    del _op
+
+    def __neg__(self):
+        return constexpr(-self.value)
+
+    def __pos__(self):
+        return constexpr(+self.value)
+
+    def __invert__(self):
+        return constexpr(~self.value)
+
+    def __abs__(self):
+        return constexpr(abs(self.value))
+
+
+def is_number(x) -> bool:
+    """A Python number (or a constexpr one): a 'weak' scalar in Triton's promotion rules."""
+    v = _unwrap(x)
+    return isinstance(v, (bool, int, float)) and not isinstance(v, tensor)
+
+
+# --- tensor ---------------------------------------------------------------------------------------
+
+def _sem():
+    from .semantic import current
+    return current()
+
+
+def _tensor_op(name, reflected=False):
+    def method(self, other):
+        s = _sem()
+        fn = getattr(s, name)
+        return fn(other, self) if reflected else fn(self, other)
+    method.__name__ = name
+    return method
+
+
+class tensor:
+    """A runtime value in a kernel: a scalar (shape []) or a block of scalars/pointers."""
+
+    def __init__(self, handle, type: T.Type):
+        self.handle = handle       # the IR Value
+        self.type = type           # the IR type (== handle.type)
+
+    # --- type queries ---
+    @property
+    def dtype(self) -> T.Type:
+        return self.type.scalar
+
+    @property
+    def shape(self) -> list:
+        return [constexpr(d) for d in self.type.shape]
+
+    @property
+    def numel(self) -> constexpr:
+        return constexpr(self.type.numel)
+
+    def __repr__(self) -> str:
+        return f"tensor({self.type})"
+
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        raise TypeError("a runtime tensor has no compile-time truth value; use a constexpr or tl.where")
+
+    # --- operators ---
+    __add__, __radd__ = _tensor_op("add"), _tensor_op("add", True)
+    __sub__, __rsub__ = _tensor_op("sub"), _tensor_op("sub", True)
+    __mul__, __rmul__ = _tensor_op("mul"), _tensor_op("mul", True)
+    __truediv__, __rtruediv__ = _tensor_op("truediv"), _tensor_op("truediv", True)
+    __floordiv__, __rfloordiv__ = _tensor_op("floordiv"), _tensor_op("floordiv", True)
+    __mod__, __rmod__ = _tensor_op("mod"), _tensor_op("mod", True)
+    __and__, __rand__ = _tensor_op("and_"), _tensor_op("and_", True)
+    __or__, __ror__ = _tensor_op("or_"), _tensor_op("or_", True)
+    __xor__, __rxor__ = _tensor_op("xor_"), _tensor_op("xor_", True)
+    __lshift__, __rlshift__ = _tensor_op("shl"), _tensor_op("shl", True)
+    __rshift__, __rrshift__ = _tensor_op("shr"), _tensor_op("shr", True)
+    __lt__ = _tensor_op("less_than")
+    __le__ = _tensor_op("less_equal")
+    __gt__ = _tensor_op("greater_than")
+    __ge__ = _tensor_op("greater_equal")
+    __eq__ = _tensor_op("equal")
+    __ne__ = _tensor_op("not_equal")
+
+    def __neg__(self):
+        return _sem().minus(self)
+
+    def __pos__(self):
+        return self
+
+    def __invert__(self):
+        return _sem().invert(self)
+
+    def logical_and(self, other):
+        return _sem().logical_and(self, other)
+
+    def logical_or(self, other):
+        return _sem().logical_or(self, other)
+
+    def __getitem__(self, slices):
+        return _sem().subscript(self, slices)
+
+    # --- methods (Triton's tensor member functions) ---
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        dtype = _unwrap(dtype)
+        if _unwrap(bitcast):
+            return _sem().bitcast(self, dtype)
+        return _sem().cast(self, dtype, _unwrap(fp_downcast_rounding))
+
+    @property
+    def T(self):
+        return _sem().permute(self, None)
+
+    def trans(self, *dims):
+        return _sem().permute(self, dims or None)
+
+    def permute(self, *dims):
+        return _sem().permute(self, dims)
+
+    def reshape(self, *shape, can_reorder=False):
+        from .builtins import reshape
+        return reshape(self, *shape, can_reorder=can_reorder)
+
+    def view(self, *shape):
+        from .builtins import view
+        return view(self, *shape)
+
+    def broadcast_to(self, *shape):
+        from .builtins import broadcast_to
+        return broadcast_to(self, *shape)
+
+    def expand_dims(self, axis):
+        return _sem().expand_dims(self, _unwrap(axis))
+
+    def split(self):
+        return _sem().split(self)
+
+    def __getattr__(self, name):
+        # Reductions and math as methods (x.sum(axis=0), x.exp(), ...), like Triton's member functions.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from . import _member_functions
+        fn = _member_functions().get(name)
+        if fn is None:
+            raise AttributeError(f"'tensor' object has no attribute '{name}'")
+        return functools.partial(fn, self)
+
+
+class tensor_descriptor(tensor):
+    """A tensor descriptor (from `tl.make_tensor_descriptor`): load/store whole blocks by offsets."""
+
+    @property
+    def block_type(self) -> BlockType:
+        return self.type.block_type
+
+    @property
+    def block_shape(self) -> list:
+        return [constexpr(d) for d in self.type.block_type.shape]
+
+    @property
+    def dtype(self):
+        return self.type.block_type.element_ty
+
+    def load(self, offsets):
+        return _sem().descriptor_load(self, offsets)
+
+    def store(self, offsets, value):
+        return _sem().descriptor_store(self, offsets, value)

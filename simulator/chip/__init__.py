@@ -1,0 +1,1 @@
+"""Shared parts of the chip: bandwidth links, the LLC, and the memory system behind the NoC."""

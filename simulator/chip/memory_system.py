@@ -1,0 +1,101 @@
+"""Timing of the path between a PE and global memory: the PE's fabric-interface port, the NoC, the
+SRAM (its LLC part caching DRAM lines, its scratch part addressed directly) and the DRAM channels.
+
+The NoC is non-blocking (ISCA'25), so it costs latency per hop from the PE to the crossbar at the
+nearer die edge; bandwidth limits are the PE port, the SRAM and each DRAM channel, all shared, so
+PEs contend for them. Reads of DRAM lines that miss the LLC fetch whole lines from their channel
+(lines interleave across channels); writes go through to DRAM and update lines already cached.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from isa.types import DRAM_BASE
+
+from ..config import Config
+from .link import Link
+from .llc import LLC
+
+
+@dataclass
+class Access:
+    """What a transfer touches: `starts` (byte addresses) of runs of `run_bytes` contiguous bytes."""
+    starts: np.ndarray
+    run_bytes: int
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.starts.size) * self.run_bytes
+
+
+class MemorySystem:
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        n = cfg.num_pes
+        self.ports = [Link(f"pe{i}.fi", cfg.gbps_to_bpc(cfg.pe.dma.gbps)) for i in range(n)]
+        self.sram = Link("sram", cfg.sram_bpc)
+        per_ch = cfg.dram_bpc / cfg.dram.channels
+        self.channels = [Link(f"dram{c}", per_ch) for c in range(cfg.dram.channels)]
+        self.llc = LLC(cfg.sram.llc_mib << 20, cfg.sram.line_bytes, cfg.sram.ways)
+        self.line = cfg.sram.line_bytes
+        self.burst = cfg.pe.dma.burst_bytes
+        self.dram_latency = cfg.dram_latency_cycles
+        cols = cfg.grid.cols
+        self.edge_hops = [min(i % cols + 1, cols - i % cols) for i in range(n)]
+        self.dram_read = 0
+        self.dram_write = 0
+        self.sram_bytes = 0
+
+    def bus_bytes(self, acc: Access) -> int:
+        """Bytes on the wires: every run is rounded out to whole bursts."""
+        b = self.burst
+        first = acc.starts // b
+        last = (acc.starts + acc.run_bytes - 1) // b
+        return int((last - first + 1).sum()) * b
+
+    def lines(self, acc: Access) -> np.ndarray:
+        L = self.line
+        first = acc.starts // L
+        last = (acc.starts + acc.run_bytes - 1) // L
+        counts = last - first + 1
+        if counts.size and counts.max() == 1:
+            return np.unique(first)
+        total = int(counts.sum())
+        offs = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+        return np.unique(np.repeat(first, counts) + offs)
+
+    def _channel_bytes(self, lines: np.ndarray) -> np.ndarray:
+        ch = (lines * self.line // self.cfg.dram.interleave_bytes) % len(self.channels)
+        return np.bincount(ch, minlength=len(self.channels)) * self.line
+
+    def transfer(self, now: float, pe: int, acc: Access, write: bool, count_in_port: bool = True) -> float:
+        """Book a transfer between PE `pe` and global memory; return when it completes."""
+        bus = self.bus_bytes(acc)
+        end = self.ports[pe].reserve(now, bus) if count_in_port else now
+        end = max(end, self.sram.reserve(now, bus))
+        self.sram_bytes += bus
+        latency = self.cfg.pe.dma.setup_cycles + 2 * self.edge_hops[pe] * self.cfg.noc.hop_cycles \
+            + self.cfg.sram.latency_cycles
+        if acc.starts.size and int(acc.starts[0]) >= DRAM_BASE:
+            lines = self.lines(acc)
+            if write:
+                self.llc.access(lines, allocate=False)          # refresh lines already cached
+                per_ch = self._channel_bytes(lines) * (acc.nbytes / max(1, lines.size * self.line))
+                self.dram_write += acc.nbytes
+            else:
+                miss = self.llc.access(lines)
+                per_ch = self._channel_bytes(lines[miss])
+                self.dram_read += int(per_ch.sum())
+            dram_end = now
+            for c in np.flatnonzero(per_ch):
+                dram_end = max(dram_end, self.channels[c].reserve(now, float(per_ch[c])))
+            if dram_end > now:
+                end = max(end, dram_end + self.dram_latency)
+        return end + latency
+
+    def scalar_access(self, now: float, pe: int, addr: int, nbytes: int, write: bool) -> float:
+        """A scalar load/store from the control core: latency dominated; counts its bytes."""
+        acc = Access(np.array([addr], np.int64), nbytes)
+        return self.transfer(now, pe, acc, write)

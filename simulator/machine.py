@@ -1,0 +1,152 @@
+"""The chip: a grid of PEs over a shared memory system, running one launch of a program.
+
+    m = Machine(load_config("mtia-2i"))
+    x = m.gmem.alloc_array(np.ones(1024, np.float32), "x")
+    report = m.run(program, grid=(4,), args={"x_ptr": x.base, "n": 1024})
+
+Program ids are mapped onto PEs by a strategy (`pe_mapping`); each PE runs its ids one after
+another. The run ends when every PE has finished and drained its commands; if events run out first,
+the machine stops with a deadlock report of every PE instead of hanging.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import simpy
+
+from isa import Program
+from isa.re import ReSend
+
+from .config import Config, get_config
+from .chip.memory_system import MemorySystem
+from .errors import DeadlockError, ProgramError
+from .memory.global_memory import GlobalMemory
+from .pe.pe import PE
+from .report import Report, build_report
+from .semantics import load_all
+
+load_all()
+from .semantics import control  # noqa: E402,F401  (registers the control-core semantics)
+
+PE_MAPPINGS = ("linear", "round_robin", "zigzag")
+
+
+def map_programs(grid: tuple[int, int, int], npes: int, mapping: str) -> list[list[tuple[int, int, int]]]:
+    """Program ids (x fastest, as Triton launches them) assigned to each PE, in run order."""
+    gx, gy, gz = grid
+    pids = [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
+    per_pe: list[list] = [[] for _ in range(npes)]
+    n = len(pids)
+    if mapping == "linear":              # contiguous blocks: PE 0 takes the first ceil(n/npes) ids
+        chunk = -(-n // npes) if n else 1
+        for i, p in enumerate(pids):
+            per_pe[i // chunk].append(p)
+    elif mapping == "round_robin":       # id i on PE i mod npes
+        for i, p in enumerate(pids):
+            per_pe[i % npes].append(p)
+    elif mapping == "zigzag":            # round robin that reverses direction every pass
+        for i, p in enumerate(pids):
+            k, j = divmod(i, npes)
+            per_pe[j if k % 2 == 0 else npes - 1 - j].append(p)
+    else:
+        raise ValueError(f"pe_mapping {mapping!r} is not one of {', '.join(PE_MAPPINGS)}")
+    return per_pe
+
+
+class Machine:
+    def __init__(self, cfg: Config | None = None, numerics: bool = True, trace=None,
+                 max_instructions: int = 500_000_000):
+        self.cfg = cfg or get_config()
+        self.numerics = numerics
+        self.tracer = trace
+        self.max_instructions = max_instructions
+        self.env = simpy.Environment()
+        self.memsys = MemorySystem(self.cfg)
+        self.gmem = GlobalMemory(self.cfg.dram.capacity_gib << 30,
+                                 (self.cfg.sram.size_mib - self.cfg.sram.llc_mib) << 20)
+        self.pes = [PE(self, i) for i in range(self.cfg.num_pes)]
+        self.log: list = []
+        self.kernel_name = "?"
+        self.grid = (1, 1, 1)
+        self._barrier_count = 0
+        self._barrier_event = self.env.event()
+        self._active = 0
+
+    # ---- barrier ------------------------------------------------------------------------------
+    def arrive_barrier(self, pe) -> simpy.Event:
+        ev = self._barrier_event
+        self._barrier_count += 1
+        if self._barrier_count == self._active:
+            self._barrier_count = 0
+            self._barrier_event = self.env.event()
+            ev.succeed()
+        return ev
+
+    # ---- tracing hooks (a tracer sits outside the model) ----------------------------------------
+    def trace_issue(self, pe, cmd) -> None:
+        if self.tracer is not None:
+            self.tracer.issue(pe, cmd)
+
+    def trace_complete(self, pe, cmd) -> None:
+        if self.tracer is not None:
+            self.tracer.complete(pe, cmd)
+
+    # ---- running ------------------------------------------------------------------------------
+    def run(self, program: Program, grid: tuple = (1,), args: dict[str, Any] | None = None,
+            pe_mapping: str = "round_robin") -> Report:
+        wall = time.perf_counter()
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+        if any(g < 1 for g in grid):
+            raise ProgramError(f"grid {grid} must be positive along every axis")
+        self.kernel_name = program.name
+        self.grid = grid
+        args = dict(args or {})
+        missing = [a.name for a in program.args if a.name not in args]
+        if missing:
+            raise ProgramError(f"{program.name}: no value for argument(s) {', '.join(missing)}")
+        unknown = sorted(set(args) - {a.name for a in program.args})
+        if unknown:
+            raise ProgramError(f"{program.name}: unknown argument(s) {', '.join(unknown)}")
+        regs = [(a.reg, _arg_value(a, args[a.name])) for a in program.args]
+        remote = {ins.cb for ins in program.instrs if type(ins) is ReSend}
+        assignment = map_programs(grid, len(self.pes), pe_mapping)
+        self._active = sum(1 for pids in assignment if pids)
+        for pe, pids in zip(self.pes, assignment):
+            pe.setup(program, remote)
+            pe.pids = pids
+            if pids:
+                self.env.process(pe.core.run(pids, lambda pid: regs))
+        self.env.run()
+        stuck = [pe for pe, pids in zip(self.pes, assignment) if pids and not pe.core.finished]
+        if stuck:
+            raise self._deadlock(stuck)
+        return build_report(self, program, time.perf_counter() - wall)
+
+    def _deadlock(self, stuck) -> DeadlockError:
+        states = [pe.state() for pe in self.pes if pe.pids]
+        lines = [f"deadlock in {self.kernel_name} at cycle {self.env.now:.0f}: no event can proceed and "
+                 f"{len(stuck)} PE(s) have work left"]
+        for st in states:
+            if st["finished"]:
+                continue
+            core = st["core"]
+            lines.append(f"  PE {st['pe']} {st['coords']} program {st['program']}: core at instruction {core['pc']} "
+                         f"`{core['instruction']}`" + (f", waiting for {core['waits_for']}" if core["waits_for"] else ""))
+            for name, e in st["engines"].items():
+                if e["head"] or e["queued"]:
+                    head = e["head"]
+                    lines.append(f"    {name}: " + (f"instruction {head['instruction']} `{head['text']}` waits for "
+                                                     f"{e['waits_for']}" if head else "idle") + f"; {e['queued']} queued")
+            for cb in st["cbs"]:
+                lines.append(f"    CB {cb['cb']} ({cb['name']}): read ptr {cb['read_ptr']}, write ptr {cb['write_ptr']}, "
+                             f"{cb['occupancy']}/{cb['slots']} slots full")
+        return DeadlockError("\n".join(lines), {"cycle": self.env.now, "pes": states})
+
+
+def _arg_value(decl, v) -> int | float:
+    if decl.kind == "float":
+        return float(v)
+    if hasattr(v, "base"):          # an Allocation
+        return int(v.base)
+    return int(v)

@@ -1,0 +1,184 @@
+"""The control core: interprets the scalar part of the program and issues commands to the engines.
+
+Scalar instructions cost `cpi` cycles each (plus the taken-branch and load penalties). The core runs
+ahead in its own local time and meets SimPy's clock only when it must: issuing a command (paying
+`issue_cycles`, and waiting while the target engine's queue is full), blocking on a CB, a fence or
+a barrier. So a loop of address arithmetic costs Python work per instruction but no events.
+"""
+from __future__ import annotations
+
+import types
+
+from isa.instruction import ENGINES
+from isa.types import SRAM_BASE
+
+from ..errors import SanitizerError, SimError
+from ..semantics import SEMANTICS
+from . import command_processor
+from .re import resolve_send
+from isa.re import ReSend
+
+SCALAR, ENGINE, BLOCKING = 0, 1, 2
+CHECK_EVERY = 1 << 16          # instructions between checks of the runaway limit
+
+
+class ControlCore:
+    def __init__(self, pe):
+        self.pe = pe
+        self.env = pe.env
+        c = pe.cfg.pe.scalar
+        self.cpi = c.cpi
+        self.branch = c.branch_taken_cycles
+        self.issue_cycles = c.issue_cycles
+        self.ls_load = c.ls_load_cycles
+        self.global_load = c.global_load_cycles
+        self.x = [0] * 32
+        self.f = [0.0] * 32
+        self.pc = 0
+        self.pid = (0, 0, 0)
+        self.extra = 0.0             # stall cycles a scalar instruction adds (loads)
+        self.instructions = 0
+        self.issued = 0
+        self.blocked_on = None       # what the core waits for, for deadlock reports
+        self.finished = False
+        self.busy = 0.0
+
+    # ---- program ------------------------------------------------------------------------------
+    def load_program(self, program, code) -> None:
+        self.program = program
+        self.labels = program.labels
+        self.code = code
+
+    def run(self, pids, args_for):
+        env = self.env
+        pe = self.pe
+        code = self.code
+        limit = pe.machine.max_instructions
+        for pid in pids:
+            self.pid = pid
+            self.x = [0] * 32
+            self.f = [0.0] * 32
+            for reg, val in args_for(pid):
+                if reg[0] == "x":
+                    self.x[int(reg[1:])] = val
+                else:
+                    self.f[int(reg[1:])] = val
+            pc = 0
+            t = 0.0
+            while True:
+                if pc >= len(code) or pc < 0:
+                    raise SimError(f"{pe.machine.kernel_name} program {pid} on PE {pe.index}: control fell off "
+                                   f"the end of the program (pc {pc}); end each program with halt")
+                fn, ins, what, engine = code[pc]
+                self.pc = pc
+                self.instructions += 1
+                if what == SCALAR:
+                    nxt = fn(self, ins)
+                    t += self.cpi + self.extra
+                    self.extra = 0.0
+                    if nxt is None:
+                        pc += 1
+                    elif nxt < 0:
+                        break
+                    else:
+                        t += self.branch
+                        pc = nxt
+                    if self.instructions % CHECK_EVERY == 0 and self.instructions > limit:
+                        raise SimError(f"{pe.machine.kernel_name} program {pid} on PE {pe.index}: more than {limit} "
+                                       f"instructions; the program seems to loop forever (at instruction {pc}: "
+                                       f"{code[pc][1]})")
+                    continue
+                t += self.issue_cycles if what == ENGINE else self.cpi
+                yield env.timeout(t)
+                self.busy += t
+                t = 0.0
+                if what == ENGINE:
+                    cmd = command_processor.issue(pe, self, ins, engine)
+                    if type(ins) is ReSend:
+                        resolve_send(pe, cmd)
+                    self.issued += 1
+                    pe.track(cmd)
+                    pe.machine.trace_issue(pe, cmd)
+                    q = engine.queue
+                    if len(q.items) >= q.capacity:
+                        self.blocked_on = ("queue", engine.kind, None)
+                        yield q.put(cmd)
+                        self.blocked_on = None
+                    else:
+                        q.put(cmd)
+                else:
+                    r = fn(self, ins)
+                    if isinstance(r, types.GeneratorType):
+                        yield from r
+                pc += 1
+            if t:
+                yield env.timeout(t)
+                self.busy += t
+        yield from self.fence()
+        self.finished = True
+
+    # ---- blocking helpers (used by cb/sync semantics) -------------------------------------------
+    def wait(self, ev, why):
+        if not ev.triggered:
+            self.blocked_on = why
+            yield ev
+            self.blocked_on = None
+
+    def fence(self):
+        """Wait until every command issued so far on this PE has completed."""
+        pending = self.pe.pending
+        for ev in pending:
+            if not ev.triggered:
+                self.blocked_on = ("fence", None, None)
+                yield ev
+        pending.clear()
+        self.blocked_on = None
+
+    def where(self, ins=None) -> str:
+        pe = self.pe
+        return (f"{pe.machine.kernel_name} program {self.pid} on PE {pe.index} {pe.coords}, "
+                f"instruction {self.pc} `{ins if ins is not None else self.code[self.pc][1]}`")
+
+    # ---- scalar memory ----------------------------------------------------------------------------
+    def load(self, addr: int, n: int, ins) -> bytes:
+        ls = self.pe.ls
+        if 0 <= addr and addr + n <= ls.size:
+            self.extra += self.ls_load
+            return ls[addr: addr + n].tobytes()
+        if addr >= SRAM_BASE:
+            a, off = self.pe.machine.gmem.locate(addr, addr + n, self.where(ins))
+            self.extra += self.global_load
+            return a.data[off: off + n].tobytes()
+        raise SanitizerError(f"{self.where(ins)}: scalar load of {n} bytes at {addr:#x} is outside the local store "
+                             f"[0, {ls.size:#x}) and below global memory ({SRAM_BASE:#x}..)")
+
+    def store(self, addr: int, raw: bytes, ins) -> None:
+        ls = self.pe.ls
+        n = len(raw)
+        if 0 <= addr and addr + n <= ls.size:
+            ls[addr: addr + n] = memoryview(raw)
+            return
+        if addr >= SRAM_BASE:
+            a, off = self.pe.machine.gmem.locate(addr, addr + n, self.where(ins))
+            a.data[off: off + n] = memoryview(raw)
+            self.extra += 1
+            return
+        raise SanitizerError(f"{self.where(ins)}: scalar store of {n} bytes at {addr:#x} is outside the local "
+                             f"store [0, {ls.size:#x}) and below global memory ({SRAM_BASE:#x}..)")
+
+
+def compile_code(pe, program) -> list:
+    """(semantics function, instruction, kind, engine) for each instruction, looked up once."""
+    code = []
+    for i, ins in enumerate(program.instrs):
+        cls = type(ins)
+        unit = cls.unit
+        if unit in ENGINES:
+            code.append((None, ins, ENGINE, pe.engines[unit]))
+            continue
+        fn = SEMANTICS.get(cls)
+        if fn is None:
+            raise SimError(f"instruction {i} `{ins}` has no semantics in the simulator")
+        code.append((fn, ins, SCALAR if unit == "scalar" else BLOCKING, None))
+    return code
+

@@ -1,0 +1,155 @@
+"""The DMA engine (fabric interface): starts transfers in order, keeps up to `max_outstanding` in
+flight, and books each one on the memory system (PE port, SRAM, LLC, DRAM channels).
+
+Reads of global memory happen when a transfer starts; writes land when it completes. A read that
+overlaps a write still in flight from this PE waits for it, so a kernel reads back what it stored.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from isa import dma
+from isa.types import np_dtype
+
+from ..chip.memory_system import Access
+from ..errors import SanitizerError
+from ..semantics import SEMANTICS
+from .engine import Engine, ls_bytes
+
+READS_AT_START = (dma.DmaIn, dma.DmaGather, dma.DmaRows)
+WRITES = (dma.DmaOut, dma.DmaScatter, dma.DmaAtomic, dma.DmaCas)
+
+
+class DMA(Engine):
+    kind = "dma"
+    in_order = False          # transfers overlap: a later one may finish first
+
+    def __init__(self, pe):
+        c = pe.cfg.pe.dma
+        super().__init__(pe, 0, 0)
+        self.c = c
+        self.inflight = 0
+        self.inflight_writes: list[tuple[int, int, object]] = []    # (lo, hi, done event)
+        self.slot_free = self.env.event()
+        self.bytes = 0
+        self.busy_since = 0.0
+
+    def run(self):
+        env, pe, mem = self.env, self.pe, self.pe.machine.memsys
+        while True:
+            cmd = yield self.queue.get()
+            self.current = cmd
+            for ev, why in cmd.deps:
+                if not ev.triggered:
+                    self.waiting = why
+                    yield ev
+            acc, write = self.access(cmd)
+            if acc is not None and not write:
+                lo, hi = int(acc.starts.min()), int(acc.starts.max()) + acc.run_bytes
+                for wlo, whi, wev in list(self.inflight_writes):
+                    if wlo < hi and lo < whi and not wev.triggered:
+                        self.waiting = ("store", wlo, whi)
+                        yield wev
+            while self.inflight >= self.c.max_outstanding:
+                self.waiting = ("outstanding", self.inflight, None)
+                yield self.slot_free
+            self.waiting = None
+            start = env.now
+            if isinstance(cmd.ins, READS_AT_START):
+                pe.run_semantics(cmd)
+            end = start + self.c.setup_cycles if acc is None else mem.transfer(start, pe.index, acc, write)
+            end = max(end, pe.ls_port.reserve(start, ls_bytes(cmd)))
+            cmd.start, cmd.end = start, end
+            if acc is not None:
+                self.bytes += acc.nbytes
+                if write:
+                    entry = (int(acc.starts.min()), int(acc.starts.max()) + acc.run_bytes, cmd.done)
+                    self.inflight_writes.append(entry)
+            if self.inflight == 0:
+                self.busy_since = start
+            self.inflight += 1
+            self.commands += 1
+            self.current = None
+            env.timeout(end - start).callbacks.append(lambda _, c=cmd: self._finish(c))
+            # the engine itself is busy only for descriptor issue; transfers overlap
+            yield env.timeout(1)
+
+    def _finish(self, cmd) -> None:
+        self.inflight -= 1
+        if self.inflight == 0:           # busy = time with at least one transfer in flight
+            self.busy += self.env.now - self.busy_since
+        self.inflight_writes = [w for w in self.inflight_writes if w[2] is not cmd.done]
+        ev, self.slot_free = self.slot_free, self.env.event()
+        ev.succeed()
+        self.pe.complete(cmd, semantics=not isinstance(cmd.ins, READS_AT_START))
+
+    # ---- what a command touches ------------------------------------------------------------------
+    def access(self, cmd) -> tuple[Access | None, bool]:
+        ins, v = cmd.ins, cmd.vals
+        t = type(ins)
+        if t is dma.DmaIn or t is dma.DmaOut:
+            tile = ins.dst if t is dma.DmaIn else ins.src
+            isz = np_dtype(tile.dtype).itemsize
+            if v["base"] % self.c.align_bytes and not v["unaligned"]:
+                raise SanitizerError(
+                    f"{cmd.where()}: address {v['base']:#x} is not {self.c.align_bytes}-byte aligned, as box "
+                    f"DMA requires; set unaligned=1 (the unaligned-address mode) or align the array/offset")
+            shape = clip(tile.shape, v["valid"])
+            if len(v["strides"]) != len(tile.shape):
+                raise SanitizerError(f"{cmd.where()}: {len(v['strides'])} strides for a "
+                                     f"{len(tile.shape)}-dimensional tile")
+            if 0 in shape:
+                return None, t is dma.DmaOut
+            return box_access(v["base"], isz, shape, v["strides"]), t is dma.DmaOut
+        if t is dma.DmaPrefetch:
+            n = int(v["nbytes"])
+            return (Access(np.array([v["base"]], np.int64), n) if n > 0 else None), False
+        # element-wise forms: every element its own transaction
+        offs, tile, write, run = self.element_offsets(cmd)
+        if offs is None or offs.size == 0:
+            return None, write
+        isz = np_dtype(tile.dtype).itemsize
+        return Access(v["base"] + offs * isz, run * isz), write
+
+    def element_offsets(self, cmd):
+        from ..semantics.tiles import view
+        ins, ls = cmd.ins, self.pe.ls
+        t = type(ins)
+        if t is dma.DmaRows:
+            idx = view(ls, cmd.addr["index"], ins.index).reshape(-1).astype(np.int64)
+            idx = idx[idx >= 0]
+            ncols = int(np.prod(ins.dst.shape[1:]))
+            cols = ncols if not cmd.vals["valid_cols"] else min(int(cmd.vals["valid_cols"]), ncols)
+            if cols == 0:
+                return None, ins.dst, False, 0
+            return idx * int(cmd.vals["row_stride"]), ins.dst, False, cols
+        tile = {dma.DmaGather: "dst", dma.DmaScatter: "src", dma.DmaAtomic: "val", dma.DmaCas: "dst"}[t]
+        tt = getattr(ins, tile)
+        shape = ins.dst.shape if t in (dma.DmaGather, dma.DmaCas) or (t is dma.DmaAtomic and ins.dst) else tt.shape
+        offs = np.broadcast_to(view(ls, cmd.addr["offsets"], ins.offsets).astype(np.int64), shape)
+        if getattr(ins, "mask", None) is not None:
+            m = np.broadcast_to(view(ls, cmd.addr["mask"], ins.mask).astype(np.bool_), shape)
+            offs = offs[m]
+        return offs.reshape(-1), tt, t is not dma.DmaGather, 1
+
+
+def clip(shape, valid) -> tuple[int, ...]:
+    if not valid:
+        return tuple(shape)
+    return tuple(max(0, min(int(x), n)) for x, n in zip(valid, shape))
+
+
+def box_access(base: int, isz: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> Access:
+    """The contiguous runs of a strided box: inner dimensions merge while they are dense."""
+    dims = [(n, s) for n, s in zip(shape, strides) if n > 1] or [(1, 1)]
+    run_elems = 1
+    if dims[-1][1] == 1:
+        run_elems = dims[-1][0]
+        dims.pop()
+        while dims and dims[-1][1] == run_elems:
+            run_elems *= dims[-1][0]
+            dims.pop()
+    starts = np.array([base], np.int64)
+    for n, s in dims:
+        starts = (starts[:, None] + np.arange(n, dtype=np.int64)[None, :] * (s * isz)).reshape(-1)
+    return Access(starts, run_elems * isz)

@@ -1,0 +1,42 @@
+"""Dot Product Engine timing: MACs at the config's rate for the input dtype, with M, N and K rounded
+up to the MAC array's tile (a 1x1 matmul costs a whole tile pass)."""
+from __future__ import annotations
+
+from isa.types import itemsize
+
+from ..errors import ProgramError
+from .engine import Engine, cdiv
+
+
+class DPE(Engine):
+    kind = "dpe"
+
+    def __init__(self, pe):
+        c = pe.cfg.pe.dpe
+        super().__init__(pe, c.latency_cycles, c.command_cycles)
+        self.c = c
+        self.ops_by_dtype: dict[str, float] = {}
+
+    def occupancy(self, cmd) -> float:
+        ins = cmd.ins
+        a, b = ins.a.shape, ins.b.shape
+        m, k = (a[-1], a[-2]) if ins.trans_a else (a[-2], a[-1])
+        n = b[-2] if ins.trans_b else b[-1]
+        batch = 1
+        for d in ins.out.shape[:-2]:
+            batch *= d
+        rows = cmd.vals["rows"]
+        if rows:
+            m = min(m, rows)
+        rate = self.c.macs_per_cycle.get(ins.a.dtype)
+        if rate is None:
+            raise ProgramError(f"{cmd.where()}: the DPE of this config has no {ins.a.dtype} mode "
+                               f"(it has {', '.join(self.c.macs_per_cycle)})")
+        kq = max(1, self.c.tile_k_bytes // itemsize(ins.a.dtype))
+        mr = cdiv(m, self.c.tile_m) * self.c.tile_m
+        nr = cdiv(n, self.c.tile_n) * self.c.tile_n
+        kr = cdiv(k, kq) * kq
+        flops = 2.0 * batch * m * n * k
+        self.ops += flops
+        self.ops_by_dtype[ins.a.dtype] = self.ops_by_dtype.get(ins.a.dtype, 0.0) + flops
+        return batch * mr * nr * kr / rate

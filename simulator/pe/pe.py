@@ -1,0 +1,132 @@
+"""One processing element: control core, command processor, engines, local store and its CBs."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..chip.link import Link
+from ..errors import ProgramError, SanitizerError
+from ..memory.circular_buffer import CircularBuffer
+from ..semantics import SEMANTICS
+from .control_core import ControlCore, compile_code
+from .dma import DMA
+from .dpe import DPE
+from .mlu import MLU
+from .re import RE
+from .se import SE
+
+BULK_ENGINES = ("dpe", "se", "re", "mlu")   # what timing-only mode may skip
+
+
+class PE:
+    def __init__(self, machine, index: int):
+        self.machine = machine
+        self.env = machine.env
+        self.cfg = machine.cfg
+        self.gmem = machine.gmem
+        self.index = index
+        self.row, self.col = divmod(index, self.cfg.grid.cols)
+        self.coords = (self.row, self.col)
+        self.ls = np.zeros(self.cfg.ls_bytes, np.uint8)
+        self.ls_port = Link(f"pe{index}.ls", self.cfg.gbps_to_bpc(self.cfg.pe.local_store_gbps))
+        self.cbs: dict[int, CircularBuffer] = {}
+        self.engines = {"dma": DMA(self), "dpe": DPE(self), "se": SE(self), "re": RE(self), "mlu": MLU(self)}
+        self.engine_list = list(self.engines.values())
+        self.core = ControlCore(self)
+        self.pending: list = []          # completion events of commands since the last fence
+        self.pids: list = []
+
+    def setup(self, program, remote_cbs: set[int]) -> None:
+        ls = self.cfg.ls_bytes
+        spans = []
+        for d in program.cbs:
+            if d.id in self.cbs:
+                raise ProgramError(f"{program.name}: CB {d.id} is declared twice")
+            if d.slots < 1 or d.slot_bytes < 1 or d.base < 0:
+                raise ProgramError(f"{program.name}: CB {d.id} ({d.name}) needs slots >= 1, slot bytes >= 1 "
+                                   f"and base >= 0; got {d}")
+            if d.base + d.nbytes > ls:
+                used = max((b + n for b, n, _ in spans), default=0)
+                raise ProgramError(
+                    f"{program.name}: CB {d.id} ({d.name}) needs local store bytes [{d.base}, {d.base + d.nbytes}) "
+                    f"({d.slots} slots x {d.slot_bytes} B) but the local store of {self.cfg.name} holds {ls} bytes "
+                    f"(pe.local_store_kib = {self.cfg.pe.local_store_kib}; allowed range for this CB: base + "
+                    f"slots x slot bytes <= {ls}; {used} bytes already taken by earlier CBs)")
+            for b, n, other in spans:
+                if d.base < b + n and b < d.base + d.nbytes:
+                    raise ProgramError(f"{program.name}: CB {d.id} ({d.name}) overlaps CB {other.id} ({other.name}) "
+                                       f"in the local store")
+            spans.append((d.base, d.nbytes, d))
+            cb = CircularBuffer(self.env, d, f"PE {self.index}")
+            cb.remote_fed = d.id in remote_cbs
+            self.cbs[d.id] = cb
+        self.core.load_program(program, compile_code(self, program))
+
+    def track(self, cmd) -> None:
+        p = self.pending
+        p.append(cmd.done)
+        if len(p) > 4096:
+            self.pending = [e for e in p if not e.triggered]
+
+    def run_semantics(self, cmd) -> None:
+        fn = SEMANTICS[type(cmd.ins)]
+        if not self.machine.numerics and cmd.engine.kind in BULK_ENGINES and _is_float(cmd):
+            return
+        try:
+            fn(self, cmd)
+        except SanitizerError as e:
+            msg = str(e)
+            raise SanitizerError(msg if " on PE " in msg else f"{cmd.where()}: {msg}") from None
+
+    def complete(self, cmd, semantics: bool = True) -> None:
+        if semantics:
+            self.run_semantics(cmd)
+        for cb, ev, mode in cmd.writes:
+            if mode == "push":
+                cb.pushed_done += 1
+                occ = cb.pushed_done - cb.popped_done
+                if occ > cb.peak_occupancy:
+                    cb.peak_occupancy = occ
+            ev.succeed()
+        cmd.done.succeed()
+        self.machine.trace_complete(self, cmd)
+
+    def state(self) -> dict:
+        core = self.core
+        engines = {}
+        for name, eng in self.engines.items():
+            head = eng.current
+            engines[name] = {
+                "queued": len(eng.queue.items),
+                "head": None if head is None else {"instruction": head.pc, "text": str(head.ins)},
+                "waits_for": describe(eng.waiting),
+            }
+        return {
+            "pe": self.index, "coords": self.coords, "program": core.pid, "finished": core.finished,
+            "core": {"pc": core.pc, "instruction": str(core.code[core.pc][1]) if core.code else None,
+                     "waits_for": describe(core.blocked_on)},
+            "engines": engines,
+            "cbs": [cb.state() for cb in self.cbs.values()],
+        }
+
+
+def _is_float(cmd) -> bool:
+    for _, t in cmd.tiles:
+        if t.mode in ("push", "acc"):
+            return t.dtype[0] in "fb"
+    return True
+
+
+def describe(why) -> str | None:
+    if why is None:
+        return None
+    what, a, b = why
+    return {
+        "data": f"CB {a} slot {b} to be written",
+        "space": f"space in CB {a}: its slot {b} is still in use",
+        "readers": f"readers of CB {a} slot {b} to finish",
+        "queue": f"room in the {a} queue",
+        "fence": "all issued commands to complete (fence)",
+        "barrier": "the other PEs to reach the barrier",
+        "store": f"an in-flight store to [{a:#x}, {b:#x}) to land",
+        "outstanding": f"one of {a} DMA transfers in flight to finish",
+    }.get(what, str(why))

@@ -1,0 +1,21 @@
+"""SIMD Engine timing: `elems_per_cycle` output elements per cycle, any dtype and function (the
+lookup tables for exp, erf, ... are pipelined at the same rate)."""
+from __future__ import annotations
+
+from isa import se
+
+from .engine import Engine, cdiv
+
+
+class SE(Engine):
+    kind = "se"
+
+    def __init__(self, pe):
+        c = pe.cfg.pe.se
+        super().__init__(pe, c.latency_cycles, c.command_cycles)
+        self.rate = c.elems_per_cycle
+
+    def occupancy(self, cmd) -> float:
+        n = cmd.ins.out.size
+        self.ops += n * (2 if type(cmd.ins) is se.SeFma else 1)
+        return cdiv(n, self.rate)

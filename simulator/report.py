@@ -1,0 +1,170 @@
+"""What a run reports: time, work by engine, bytes by memory level, engine utilisation, and where
+the run sits against the roofline of its config.
+
+The roofline floor is the shortest time the config allows for this work: the busiest compute
+engine at its peak, or every DRAM (or SRAM) byte at full bandwidth, whichever is longest. A run can
+never beat it; `fraction` is floor / actual, and `bound` names the roof that sets the floor.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+ENGINES = ("dpe", "se", "re", "mlu", "dma")
+
+
+@dataclass
+class Roofline:
+    flops: float                      # operations of every engine (FLOPs for floats, ops for ints)
+    dram_bytes: float
+    sram_bytes: float
+    compute_roof: str                 # which engine/dtype sets the compute roof ("dpe:f16", "se")
+    peak_flops: float                 # that roof, in FLOP/s
+    dram_bandwidth: float             # bytes/s
+    sram_bandwidth: float             # bytes/s
+    arithmetic_intensity: float       # FLOPs per DRAM byte (inf when nothing touched DRAM)
+    floors: dict[str, float]          # seconds each roof alone needs
+    floor_seconds: float
+    bound: str                        # "compute", "dram" or "sram"
+    attainable_flops: float           # flops / floor_seconds
+    achieved_flops: float             # flops / seconds
+    fraction: float                   # floor_seconds / seconds, in (0, 1]
+
+
+@dataclass
+class Report:
+    kernel: str
+    config: str
+    grid: tuple
+    cycles: float
+    seconds: float
+    commands: int
+    instructions: int
+    ops: dict[str, float]                     # by engine
+    bytes: dict[str, float]                   # dram_read, dram_write, sram, ls, dma
+    llc: dict[str, int]
+    utilization: dict[str, float]             # mean busy fraction of each engine over the PEs that ran
+    per_pe: list[dict[str, float]]            # busy fraction of each engine on each PE
+    roofline: Roofline
+    wall_seconds: float
+    numerics: bool = True
+    log: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self, **kw) -> str:
+        return json.dumps(self.to_dict(), default=_jsonable, **kw)
+
+    def row(self) -> dict:
+        """A flat dict: one table row per run (sweeps, CSV)."""
+        r = {"kernel": self.kernel, "config": self.config, "cycles": self.cycles, "seconds": self.seconds,
+             "commands": self.commands, "instructions": self.instructions, "wall_seconds": self.wall_seconds}
+        r.update({f"ops_{k}": v for k, v in self.ops.items()})
+        r.update({f"bytes_{k}": v for k, v in self.bytes.items()})
+        r.update({f"llc_{k}": v for k, v in self.llc.items()})
+        r.update({f"util_{k}": v for k, v in self.utilization.items()})
+        rf = self.roofline
+        r.update({"flops": rf.flops, "arithmetic_intensity": rf.arithmetic_intensity, "peak_flops": rf.peak_flops,
+                  "compute_roof": rf.compute_roof, "floor_seconds": rf.floor_seconds, "bound": rf.bound,
+                  "attainable_flops": rf.attainable_flops, "achieved_flops": rf.achieved_flops,
+                  "roofline_fraction": rf.fraction})
+        return r
+
+    def __str__(self) -> str:
+        return format_report(self)
+
+
+def _jsonable(o):
+    if isinstance(o, float):
+        return repr(o)
+    return str(o)
+
+
+def _si(v: float, unit: str) -> str:
+    for scale, p in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g} {p}{unit}"
+    return f"{v:.3g} {unit}"
+
+
+def format_report(r: Report) -> str:
+    rf = r.roofline
+    lines = [
+        f"{r.kernel} on {r.config}, grid {r.grid}{'' if r.numerics else ' (timing only)'}",
+        f"  time        {r.cycles:,.0f} cycles = {r.seconds * 1e6:,.2f} us   "
+        f"({r.commands:,} commands, {r.instructions:,} instructions, simulated in {r.wall_seconds:.2f} s)",
+        f"  work        " + ", ".join(f"{k} {_si(v, 'op')}" for k, v in r.ops.items() if v),
+        f"  memory      DRAM {_si(r.bytes['dram_read'], 'B')} read + {_si(r.bytes['dram_write'], 'B')} written, "
+        f"SRAM {_si(r.bytes['sram'], 'B')}, LS {_si(r.bytes['ls'], 'B')}; LLC {r.llc['hits']:,} hits / "
+        f"{r.llc['misses']:,} misses",
+        "  engines     " + "  ".join(f"{k} {100 * v:5.1f}%" for k, v in r.utilization.items()),
+        f"  roofline    {_si(rf.achieved_flops, 'FLOP/s')} achieved of {_si(rf.attainable_flops, 'FLOP/s')} "
+        f"attainable = {100 * rf.fraction:.1f}%  ({rf.bound}-bound; compute roof {rf.compute_roof} "
+        f"{_si(rf.peak_flops, 'FLOP/s')}, intensity {rf.arithmetic_intensity:.3g} FLOP/B)",
+        "  floors      " + ", ".join(f"{k} {v * 1e6:,.2f} us" for k, v in rf.floors.items()),
+    ]
+    return "\n".join(lines)
+
+
+def build_report(machine, program, wall: float) -> Report:
+    cfg = machine.cfg
+    cycles = float(machine.env.now)
+    hz = cfg.clock_ghz * 1e9
+    seconds = cycles / hz
+    active = [pe for pe in machine.pes if pe.pids]
+    ops = {k: sum(pe.engines[k].ops for pe in machine.pes) for k in ("dpe", "se", "re")}
+    per_pe = []
+    for pe in machine.pes:
+        per_pe.append({k: (pe.engines[k].busy / cycles if cycles else 0.0) for k in ENGINES}
+                      | {"core": (pe.core.busy / cycles if cycles else 0.0)})
+    util = {k: (sum(per_pe[pe.index][k] for pe in active) / len(active) if active else 0.0)
+            for k in (*ENGINES, "core")}
+    ms = machine.memsys
+    dram = ms.dram_read + ms.dram_write
+    by = {"dram_read": float(ms.dram_read), "dram_write": float(ms.dram_write), "sram": float(ms.sram_bytes),
+          "ls": float(sum(pe.ls_port.bytes for pe in machine.pes)),
+          "dma": float(sum(pe.engines["dma"].bytes for pe in machine.pes))}
+    # compute roof: per engine, its work at chip-wide peak
+    dpe_dtypes = {}
+    for pe in machine.pes:
+        for dt, v in pe.engines["dpe"].ops_by_dtype.items():
+            dpe_dtypes[dt] = dpe_dtypes.get(dt, 0.0) + v
+    floors_compute = {}
+    for dt, v in dpe_dtypes.items():
+        floors_compute[f"dpe:{dt}"] = v / cfg.dpe_peak_flops(dt)
+    se_peak = cfg.pe.se.elems_per_cycle * cfg.num_pes * hz
+    re_peak = cfg.pe.re.elems_per_cycle * cfg.num_pes * hz
+    if ops["se"]:
+        floors_compute["se"] = ops["se"] / se_peak
+    if ops["re"]:
+        floors_compute["re"] = ops["re"] / re_peak
+    dpe_total = sum(floors_compute[k] for k in floors_compute if k.startswith("dpe:"))
+    compute_floor = max([dpe_total] + [v for k, v in floors_compute.items() if not k.startswith("dpe:")])
+    if dpe_dtypes:
+        roof_name = max(dpe_dtypes, key=dpe_dtypes.get)
+        compute_roof, peak = f"dpe:{roof_name}", cfg.dpe_peak_flops(roof_name)
+    elif ops["se"] >= ops["re"] and ops["se"]:
+        compute_roof, peak = "se", se_peak
+    elif ops["re"]:
+        compute_roof, peak = "re", re_peak
+    else:
+        compute_roof, peak = "dpe:f16", cfg.dpe_peak_flops("f16") if "f16" in cfg.pe.dpe.macs_per_cycle else se_peak
+    dram_bw = cfg.dram.bandwidth_gbps * 1e9
+    sram_bw = cfg.sram.gbps * 1e9
+    floors = {"compute": compute_floor, "dram": dram / dram_bw, "sram": ms.sram_bytes / sram_bw}
+    floor = max(floors.values())
+    bound = max(floors, key=floors.get)
+    flops = sum(ops.values())
+    rf = Roofline(
+        flops=flops, dram_bytes=float(dram), sram_bytes=float(ms.sram_bytes), compute_roof=compute_roof,
+        peak_flops=peak, dram_bandwidth=dram_bw, sram_bandwidth=sram_bw,
+        arithmetic_intensity=flops / dram if dram else float("inf"), floors=floors, floor_seconds=floor,
+        bound=bound, attainable_flops=flops / floor if floor else 0.0,
+        achieved_flops=flops / seconds if seconds else 0.0, fraction=floor / seconds if seconds else 0.0)
+    return Report(
+        kernel=program.name, config=cfg.name, grid=machine.grid, cycles=cycles, seconds=seconds,
+        commands=sum(pe.core.issued for pe in machine.pes),
+        instructions=sum(pe.core.instructions for pe in machine.pes), ops=ops, bytes=by,
+        llc={"hits": ms.llc.hits, "misses": ms.llc.misses}, utilization=util, per_pe=per_pe, roofline=rf,
+        wall_seconds=wall, numerics=machine.numerics, log=list(machine.log))

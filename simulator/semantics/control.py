@@ -1,0 +1,115 @@
+"""Semantics of the instructions the control core runs that touch timing: CB pointer operations,
+program identity, fences, barriers and debug prints. Blocking ones are generators the core drives."""
+from __future__ import annotations
+
+from isa import cb as cbi
+from isa import sync
+
+from ..errors import SanitizerError
+from ..pe.command_processor import check_pop
+from . import semantics
+
+
+def _cb(core, ins):
+    cb = core.pe.cbs.get(ins.cb)
+    if cb is None:
+        raise SanitizerError(f"{core.where(ins)}: CB {ins.cb} is not declared")
+    return cb
+
+
+def _set(core, rd: int, value: int) -> None:
+    if rd:
+        core.x[rd] = value
+
+
+@semantics(cbi.CbReserve)
+def reserve(core, ins):
+    cb = _cb(core, ins)
+    slot = cb.wr
+    cb.wr += 1
+    if slot >= cb.slots:
+        yield from core.wait(cb.released(slot - cb.slots), ("space", cb.id, slot))
+    cb.core_reserved.append((slot, cb.claim_write(slot, None)))
+    _set(core, ins.rd, cb.address(slot))
+
+
+@semantics(cbi.CbPush)
+def push(core, ins):
+    cb = _cb(core, ins)
+    if not cb.core_reserved:
+        raise SanitizerError(f"{core.where(ins)}: cb.push of CB {cb.id} ({cb.name}) with no slot reserved by "
+                             f"cb.reserve")
+    _, ev = cb.core_reserved.pop(0)
+    cb.pushed_done += 1
+    ev.succeed()
+    return
+    yield
+
+
+@semantics(cbi.CbWait)
+def wait(core, ins):
+    cb = _cb(core, ins)
+    slot = cb.rd + ins.offset
+    if slot >= cb.wr and not cb.remote_fed:
+        raise SanitizerError(f"{core.where(ins)}: cb.wait on CB {cb.id} ({cb.name}) slot {slot}, which nothing "
+                             f"was issued to write (write pointer {cb.wr})")
+    yield from core.wait(cb.version(slot).event, ("data", cb.id, slot))
+    _set(core, ins.rd, cb.address(slot))
+
+
+@semantics(cbi.CbPop)
+def pop(core, ins):
+    cb = _cb(core, ins)
+    check_pop(core.where(ins), cb)
+    cb.pop_issued(cb.rd)
+    cb.rd += 1
+    return
+    yield
+
+
+@semantics(cbi.CbRdptr)
+def rdptr(core, ins):
+    _set(core, ins.rd, _cb(core, ins).rd)
+
+
+@semantics(cbi.CbWrptr)
+def wrptr(core, ins):
+    _set(core, ins.rd, _cb(core, ins).wr)
+
+
+@semantics(sync.Pid)
+def pid(core, ins):
+    _set(core, ins.rd, core.pid[ins.axis])
+
+
+@semantics(sync.Nprog)
+def nprog(core, ins):
+    _set(core, ins.rd, core.pe.machine.grid[ins.axis])
+
+
+@semantics(sync.PeId)
+def peid(core, ins):
+    _set(core, ins.rd, core.pe.index)
+
+
+@semantics(sync.NPe)
+def npe(core, ins):
+    _set(core, ins.rd, len(core.pe.machine.pes))
+
+
+@semantics(sync.Fence)
+def fence(core, ins):
+    yield from core.fence()
+
+
+@semantics(sync.Barrier)
+def barrier(core, ins):
+    yield from core.fence()
+    yield from core.wait(core.pe.machine.arrive_barrier(core.pe), ("barrier", None, None))
+
+
+@semantics(sync.DbgPrint)
+def dbg_print(core, ins):
+    value = {"x": lambda: core.x[ins.rs1], "f": lambda: core.f[ins.rs1], "none": lambda: None}[ins.kind]()
+    core.pe.machine.log.append((core.env.now, core.pe.index, core.pid,
+                                ins.fmt if value is None else f"{ins.fmt} {value}"))

@@ -1,0 +1,171 @@
+"""DMA semantics: boxes, gathers, scatters and atomics between global memory and the local store.
+
+Reads of global memory happen when the transfer starts and writes when it completes (see the DMA
+engine); both are checked against the array they touch.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from isa import dma
+from isa.types import np_dtype
+
+from ..errors import SanitizerError
+from . import semantics
+from .tiles import source, view
+
+
+def _clip(shape, valid) -> tuple[int, ...]:
+    if not valid:
+        return tuple(shape)
+    if len(valid) != len(shape):
+        raise SanitizerError(f"valid extents {list(valid)} do not match the tile's {len(shape)} dimensions")
+    return tuple(max(0, min(int(v), n)) for v, n in zip(valid, shape))
+
+
+def _elements(ctx, base: int, offsets: np.ndarray, dtype: np.dtype, what: str):
+    """(typed view of the allocation, element indices) for base + offsets * itemsize."""
+    a, byte_offs = ctx.gmem.element_addresses(base, offsets, dtype.itemsize, what)
+    if a is None:
+        return None, None
+    rel = base - a.base
+    if rel % dtype.itemsize:
+        raise SanitizerError(f"{what}: address {base:#x} is not aligned to its {dtype.itemsize}-byte elements")
+    typed = np.ndarray((a.data.size // dtype.itemsize,), dtype, buffer=a.data)
+    return typed, byte_offs // dtype.itemsize
+
+
+def _mask(ctx, cmd, shape) -> np.ndarray | None:
+    if cmd.ins.mask is None:
+        return None
+    return np.broadcast_to(view(ctx.ls, cmd.addr["mask"], cmd.ins.mask).astype(np.bool_), shape)
+
+
+def _offsets(ctx, cmd, shape) -> np.ndarray:
+    return np.broadcast_to(view(ctx.ls, cmd.addr["offsets"], cmd.ins.offsets).astype(np.int64), shape)
+
+
+@semantics(dma.DmaIn)
+def dma_in(ctx, cmd):
+    ins, v = cmd.ins, cmd.vals
+    dst = view(ctx.ls, cmd.addr["dst"], ins.dst)
+    box = _clip(ins.dst.shape, v["valid"])
+    if box != ins.dst.shape:
+        dst[...] = source(ctx, cmd, "pad", dst.dtype)
+    if 0 in box:
+        return
+    src = ctx.gmem.box_view(v["base"], dst.dtype, box, v["strides"], cmd.where())
+    dst[tuple(slice(0, n) for n in box)] = src
+
+
+@semantics(dma.DmaOut)
+def dma_out(ctx, cmd):
+    ins, v = cmd.ins, cmd.vals
+    src = view(ctx.ls, cmd.addr["src"], ins.src)
+    box = _clip(ins.src.shape, v["valid"])
+    if 0 in box:
+        return
+    dst = ctx.gmem.box_view(v["base"], src.dtype, box, v["strides"], cmd.where())
+    dst[...] = src[tuple(slice(0, n) for n in box)]
+    ctx.gmem.mark_written(v["base"], 0)
+
+
+@semantics(dma.DmaGather)
+def gather(ctx, cmd):
+    ins = cmd.ins
+    dst = view(ctx.ls, cmd.addr["dst"], ins.dst)
+    offs = _offsets(ctx, cmd, dst.shape)
+    mask = _mask(ctx, cmd, dst.shape)
+    sel = offs if mask is None else offs[mask]
+    typed, idx = _elements(ctx, cmd.vals["base"], sel, dst.dtype, cmd.where())
+    if mask is None:
+        if typed is not None:
+            dst[...] = typed[idx].reshape(dst.shape)
+        return
+    dst[...] = source(ctx, cmd, "pad", dst.dtype)
+    if typed is not None and idx.size:
+        dst[mask] = typed[idx]
+
+
+@semantics(dma.DmaScatter)
+def scatter(ctx, cmd):
+    ins = cmd.ins
+    src = view(ctx.ls, cmd.addr["src"], ins.src)
+    offs = _offsets(ctx, cmd, src.shape)
+    mask = _mask(ctx, cmd, src.shape)
+    vals = src if mask is None else src[mask]
+    sel = offs if mask is None else offs[mask]
+    typed, idx = _elements(ctx, cmd.vals["base"], sel.reshape(-1), src.dtype, cmd.where())
+    if typed is not None and idx.size:
+        typed[idx] = np.asarray(vals).reshape(-1)
+
+
+@semantics(dma.DmaRows)
+def rows(ctx, cmd):
+    ins, v = cmd.ins, cmd.vals
+    dst = view(ctx.ls, cmd.addr["dst"], ins.dst)
+    index = view(ctx.ls, cmd.addr["index"], ins.index).reshape(-1).astype(np.int64)
+    nrows, ncols = dst.shape[0], int(np.prod(dst.shape[1:]))
+    cols = ncols if not v["valid_cols"] else min(int(v["valid_cols"]), ncols)
+    flat = dst.reshape(nrows, ncols)
+    flat[...] = source(ctx, cmd, "pad", dst.dtype)
+    live = np.flatnonzero(index[:nrows] >= 0)
+    if live.size == 0 or cols == 0:
+        return
+    offs = index[live][:, None] * int(v["row_stride"]) + np.arange(cols)[None, :]
+    typed, idx = _elements(ctx, v["base"], offs, dst.dtype, cmd.where())
+    flat[live, :cols] = typed[idx]
+
+
+_RMW = {
+    "add": lambda old, x: old + x, "max": np.maximum, "min": np.minimum, "xchg": lambda old, x: x,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+}
+
+
+@semantics(dma.DmaAtomic)
+def atomic(ctx, cmd):
+    ins = cmd.ins
+    val = view(ctx.ls, cmd.addr["val"], ins.val)
+    shape = ins.dst.shape if ins.dst is not None else val.shape
+    offs = _offsets(ctx, cmd, shape).reshape(-1)
+    vals = np.broadcast_to(val, shape).reshape(-1)
+    mask = _mask(ctx, cmd, shape)
+    live = np.arange(offs.size) if mask is None else np.flatnonzero(mask.reshape(-1))
+    dtype = np_dtype(ins.val.dtype)
+    old = np.zeros(offs.size, dtype)
+    if live.size:
+        typed, idx = _elements(ctx, cmd.vals["base"], offs[live], dtype, cmd.where())
+        fn = _RMW[ins.op]
+        with np.errstate(all="ignore"):
+            if np.unique(idx).size == idx.size:
+                old[live] = typed[idx]
+                typed[idx] = fn(typed[idx], vals[live].astype(dtype))
+            else:   # repeated addresses: one element at a time, in row-major order
+                for k, i in zip(live, idx):
+                    old[k] = typed[i]
+                    typed[i] = fn(typed[i], vals[k].astype(dtype))
+    if ins.dst is not None:
+        view(ctx.ls, cmd.addr["dst"], ins.dst)[...] = old.reshape(shape)
+
+
+@semantics(dma.DmaCas)
+def cas(ctx, cmd):
+    ins = cmd.ins
+    shape = ins.dst.shape
+    offs = _offsets(ctx, cmd, shape).reshape(-1)
+    cmpv = np.broadcast_to(view(ctx.ls, cmd.addr["cmp"], ins.cmp), shape).reshape(-1)
+    val = np.broadcast_to(view(ctx.ls, cmd.addr["val"], ins.val), shape).reshape(-1)
+    dtype = np_dtype(ins.dst.dtype)
+    typed, idx = _elements(ctx, cmd.vals["base"], offs, dtype, cmd.where())
+    old = np.zeros(offs.size, dtype)
+    for k, i in enumerate(idx):
+        old[k] = typed[i]
+        if typed[i] == cmpv[k]:
+            typed[i] = val[k]
+    view(ctx.ls, cmd.addr["dst"], ins.dst)[...] = old.reshape(shape)
+
+
+@semantics(dma.DmaPrefetch)
+def prefetch(ctx, cmd):
+    """No data moves: only the LLC's state changes (in the timing model)."""

@@ -1,0 +1,70 @@
+"""Reduction Engine semantics."""
+from __future__ import annotations
+
+import numpy as np
+
+from isa import re as re_isa
+from isa.types import np_dtype
+
+from . import semantics
+from .tiles import store, view
+
+
+def _acc_dtype(dtype: np.dtype) -> np.dtype:
+    if dtype.kind == "f":
+        return np.dtype(np.float64) if dtype.itemsize == 8 else np.dtype(np.float32)
+    if dtype.kind == "b":
+        return np.dtype(np.int32)
+    if dtype.itemsize < 4:
+        return np.dtype(np.int32 if dtype.kind == "i" else np.uint32)
+    return dtype
+
+
+_REDUCE = {
+    "sum": lambda a, ax: np.sum(a, axis=ax, dtype=_acc_dtype(a.dtype)),
+    "prod": lambda a, ax: np.prod(a, axis=ax, dtype=_acc_dtype(a.dtype)),
+    "max": lambda a, ax: np.max(a, axis=ax),
+    "min": lambda a, ax: np.min(a, axis=ax),
+    "argmax": lambda a, ax: np.argmax(a, axis=ax).astype(np.int32),
+    "argmin": lambda a, ax: np.argmin(a, axis=ax).astype(np.int32),
+    "and": lambda a, ax: np.bitwise_and.reduce(a, axis=ax),
+    "or": lambda a, ax: np.bitwise_or.reduce(a, axis=ax),
+    "xor": lambda a, ax: np.bitwise_xor.reduce(a, axis=ax),
+}
+
+
+@semantics(re_isa.ReReduce)
+def reduce(ctx, cmd):
+    ins = cmd.ins
+    a = view(ctx.ls, cmd.addr["a"], ins.a)
+    if a.dtype.kind == "f" and a.dtype.itemsize < 4:
+        a = a.astype(np.float32)
+    with np.errstate(all="ignore"):
+        r = _REDUCE[ins.op](a, ins.axis)
+    store(ctx, cmd, "out", np.reshape(r, ins.out.shape))
+
+
+_SCAN = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+@semantics(re_isa.ReScan)
+def scan(ctx, cmd):
+    ins = cmd.ins
+    a = view(ctx.ls, cmd.addr["a"], ins.a)
+    acc = _acc_dtype(a.dtype) if ins.op in ("sum", "prod") else a.dtype
+    x = a.astype(acc)
+    if ins.reverse:
+        x = np.flip(x, ins.axis)
+    with np.errstate(all="ignore"):
+        r = _SCAN[ins.op].accumulate(x, axis=ins.axis, dtype=acc)
+    if ins.reverse:
+        r = np.flip(r, ins.axis)
+    store(ctx, cmd, "out", r.astype(np_dtype(ins.out.dtype)))
+
+
+@semantics(re_isa.ReSend)
+def send(ctx, cmd):
+    """The data moves when the command completes: into the receiving PE's slot."""
+    a = view(ctx.ls, cmd.addr["a"], cmd.ins.a)
+    dst_ls, dst_addr = cmd.vals["remote"]
+    np.ndarray(a.shape, a.dtype, buffer=dst_ls, offset=dst_addr)[...] = a

@@ -1,0 +1,232 @@
+"""Scalar RISC-V semantics, run by the control core on its registers.
+
+Each function takes `(core, ins)`, updates `core.x` (Python ints kept in signed 64-bit range) or
+`core.f` (Python floats rounded to f32), and returns the index of the next instruction when it
+branches (None falls through). Loads and stores go through `core.load` / `core.store`, which check
+the address and charge its latency.
+"""
+from __future__ import annotations
+
+import math
+import struct
+
+import numpy as np
+
+from isa import scalar as s
+
+from . import semantics
+
+M64 = (1 << 64) - 1
+
+
+def wrap(v: int) -> int:
+    """Two's-complement wrap into signed 64 bits."""
+    v &= M64
+    return v - (1 << 64) if v >> 63 else v
+
+
+def u64(v: int) -> int:
+    return v & M64
+
+
+def f32(v: float) -> float:
+    return float(np.float32(v))
+
+
+def _tdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+_R = {
+    s.Add: lambda a, b: a + b, s.Sub: lambda a, b: a - b, s.Mul: lambda a, b: a * b,
+    s.Mulh: lambda a, b: (a * b) >> 64, s.Mulhu: lambda a, b: (u64(a) * u64(b)) >> 64,
+    s.Div: lambda a, b: -1 if b == 0 else _tdiv(a, b),
+    s.Divu: lambda a, b: M64 if b == 0 else u64(a) // u64(b),
+    s.Rem: lambda a, b: a if b == 0 else a - b * _tdiv(a, b),
+    s.Remu: lambda a, b: a if b == 0 else u64(a) % u64(b),
+    s.And: lambda a, b: a & b, s.Or: lambda a, b: a | b, s.Xor: lambda a, b: a ^ b,
+    s.Sll: lambda a, b: a << (b & 63), s.Srl: lambda a, b: u64(a) >> (b & 63), s.Sra: lambda a, b: a >> (b & 63),
+    s.Slt: lambda a, b: int(a < b), s.Sltu: lambda a, b: int(u64(a) < u64(b)),
+    s.Min: min, s.Max: max,
+}
+_I = {
+    s.Addi: lambda a, i: a + i, s.Andi: lambda a, i: a & i, s.Ori: lambda a, i: a | i,
+    s.Xori: lambda a, i: a ^ i, s.Slli: lambda a, i: a << (i & 63), s.Srli: lambda a, i: u64(a) >> (i & 63),
+    s.Srai: lambda a, i: a >> (i & 63), s.Slti: lambda a, i: int(a < i), s.Sltiu: lambda a, i: int(u64(a) < u64(i)),
+}
+
+
+@semantics(*_R)
+def rtype(core, ins):
+    if ins.rd:
+        x = core.x
+        core.x[ins.rd] = wrap(_R[type(ins)](x[ins.rs1], x[ins.rs2]))
+
+
+@semantics(*_I)
+def itype(core, ins):
+    if ins.rd:
+        core.x[ins.rd] = wrap(_I[type(ins)](core.x[ins.rs1], ins.imm))
+
+
+@semantics(s.Li)
+def li(core, ins):
+    if ins.rd:
+        core.x[ins.rd] = wrap(ins.imm)
+
+
+@semantics(s.Mv)
+def mv(core, ins):
+    if ins.rd:
+        core.x[ins.rd] = core.x[ins.rs1]
+
+
+_B = {
+    s.Beq: lambda a, b: a == b, s.Bne: lambda a, b: a != b, s.Blt: lambda a, b: a < b,
+    s.Bge: lambda a, b: a >= b, s.Bltu: lambda a, b: u64(a) < u64(b), s.Bgeu: lambda a, b: u64(a) >= u64(b),
+}
+
+
+@semantics(*_B)
+def branch(core, ins):
+    if _B[type(ins)](core.x[ins.rs1], core.x[ins.rs2]):
+        return core.labels[ins.target]
+    return None
+
+
+@semantics(s.J)
+def jump(core, ins):
+    return core.labels[ins.target]
+
+
+@semantics(s.Jal)
+def jal(core, ins):
+    if ins.rd:
+        core.x[ins.rd] = core.pc + 1
+    return core.labels[ins.target]
+
+
+@semantics(s.Jalr)
+def jalr(core, ins):
+    target = core.x[ins.rs1] + ins.imm
+    if ins.rd:
+        core.x[ins.rd] = core.pc + 1
+    return target
+
+
+@semantics(s.Nop)
+def nop(core, ins):
+    return None
+
+
+@semantics(s.Halt)
+def halt(core, ins):
+    return -1
+
+
+_LOAD = {s.Lb: ("<b", 1), s.Lbu: ("<B", 1), s.Lh: ("<h", 2), s.Lhu: ("<H", 2), s.Lw: ("<i", 4),
+         s.Lwu: ("<I", 4), s.Ld: ("<q", 8)}
+_STORE = {s.Sb: ("<B", 1), s.Sh: ("<H", 2), s.Sw: ("<I", 4), s.Sd: ("<Q", 8)}
+
+
+@semantics(*_LOAD)
+def load(core, ins):
+    fmt, n = _LOAD[type(ins)]
+    raw = core.load(core.x[ins.rs1] + ins.imm, n, ins)
+    if ins.rd:
+        core.x[ins.rd] = struct.unpack(fmt, raw)[0]
+
+
+@semantics(*_STORE)
+def store(core, ins):
+    fmt, n = _STORE[type(ins)]
+    core.store(core.x[ins.rs1] + ins.imm, struct.pack(fmt, core.x[ins.rs2] & ((1 << (8 * n)) - 1)), ins)
+
+
+@semantics(s.Flw)
+def flw(core, ins):
+    core.f[ins.fd] = struct.unpack("<f", core.load(core.x[ins.rs1] + ins.imm, 4, ins))[0]
+
+
+@semantics(s.Fsw)
+def fsw(core, ins):
+    core.store(core.x[ins.rs1] + ins.imm, struct.pack("<f", core.f[ins.fs2]), ins)
+
+
+@semantics(s.Fli)
+def fli(core, ins):
+    core.f[ins.fd] = f32(ins.imm)
+
+
+def _fminmax(pick):
+    def fn(a, b):
+        if math.isnan(a):
+            return b
+        if math.isnan(b):
+            return a
+        return pick(a, b)
+    return fn
+
+
+def _fdiv(a, b):
+    if b == 0.0:
+        if a == 0.0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+_F = {s.FaddS: lambda a, b: a + b, s.FsubS: lambda a, b: a - b, s.FmulS: lambda a, b: a * b,
+      s.FdivS: _fdiv, s.FminS: _fminmax(min), s.FmaxS: _fminmax(max)}
+
+
+@semantics(*_F)
+def frtype(core, ins):
+    try:
+        core.f[ins.fd] = f32(_F[type(ins)](core.f[ins.fs1], core.f[ins.fs2]))
+    except OverflowError:
+        core.f[ins.fd] = math.inf
+
+
+@semantics(s.FsqrtS)
+def fsqrt(core, ins):
+    a = core.f[ins.fs1]
+    core.f[ins.fd] = f32(math.sqrt(a)) if a >= 0 else math.nan
+
+
+@semantics(s.FmvS)
+def fmv(core, ins):
+    core.f[ins.fd] = core.f[ins.fs1]
+
+
+@semantics(s.FcvtSL)
+def fcvt_s_l(core, ins):
+    core.f[ins.fd] = f32(float(core.x[ins.rs1]))
+
+
+@semantics(s.FcvtLS)
+def fcvt_l_s(core, ins):
+    a = core.f[ins.fs1]
+    if ins.rd:
+        core.x[ins.rd] = 0 if math.isnan(a) else wrap(int(max(min(a, 2.0**63 - 1), -2.0**63)))
+
+
+@semantics(s.FmvXW)
+def fmv_x_w(core, ins):
+    if ins.rd:
+        core.x[ins.rd] = struct.unpack("<i", struct.pack("<f", core.f[ins.fs1]))[0]
+
+
+@semantics(s.FmvWX)
+def fmv_w_x(core, ins):
+    core.f[ins.fd] = struct.unpack("<f", struct.pack("<I", core.x[ins.rs1] & 0xFFFFFFFF))[0]
+
+
+_FC = {s.FeqS: lambda a, b: a == b, s.FltS: lambda a, b: a < b, s.FleS: lambda a, b: a <= b}
+
+
+@semantics(*_FC)
+def fcmp(core, ins):
+    if ins.rd:
+        core.x[ins.rd] = int(_FC[type(ins)](core.f[ins.fs1], core.f[ins.fs2]))
