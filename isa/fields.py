@@ -54,10 +54,21 @@ def _json_float(v: float):
 
 
 def split_top(text: str, sep: str = ",") -> list[str]:
-    """Split on `sep` outside brackets and parentheses."""
-    out, depth, cur = [], 0, []
+    """Split on `sep` outside brackets, parentheses and double-quoted strings."""
+    out, depth, cur, quoted, escaped = [], 0, [], False, False
     for ch in text:
-        if ch in "[(":
+        if quoted:
+            cur.append(ch)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = False
+            continue
+        if ch == '"':
+            quoted = True
+        elif ch in "[(":
             depth += 1
         elif ch in "])":
             depth -= 1

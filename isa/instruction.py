@@ -112,7 +112,11 @@ def make(cls: type[Instr], **values) -> Instr:
 
 
 def _defaults(cls):
-    return {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
+    d = cls.__dict__.get("_defaults_cache")
+    if d is None:
+        d = {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
+        cls._defaults_cache = d
+    return d
 
 
 def format_instr(ins: Instr) -> str:

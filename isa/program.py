@@ -180,11 +180,18 @@ class Program:
 
 
 def _strip_comment(line: str) -> str:
-    out, quoted = [], False
+    out, quoted, escaped = [], False, False
     for ch in line:
-        if ch == '"':
-            quoted = not quoted
-        if ch == "#" and not quoted:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch == "#":
             break
         out.append(ch)
     return "".join(out)

@@ -61,17 +61,23 @@ class Machine:
         self.numerics = numerics
         self.tracer = trace
         self.max_instructions = max_instructions
-        self.env = simpy.Environment()
         self.memsys = MemorySystem(self.cfg)
         self.gmem = GlobalMemory(self.cfg.dram.capacity_gib << 30,
                                  (self.cfg.sram.size_mib - self.cfg.sram.llc_mib) << 20)
-        self.pes = [PE(self, i) for i in range(self.cfg.num_pes)]
-        self.log: list = []
         self.kernel_name = "?"
         self.grid = (1, 1, 1)
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """Per-launch state: time restarts at 0 with idle PEs; memory contents and the LLC persist."""
+        self.env = simpy.Environment()
+        self.memsys.new_launch()
+        self.pes = [PE(self, i) for i in range(self.cfg.num_pes)]
+        self.log: list = []
         self._barrier_count = 0
         self._barrier_event = self.env.event()
         self._active = 0
+        self._launched = False
 
     # ---- barrier ------------------------------------------------------------------------------
     def arrive_barrier(self, pe) -> simpy.Event:
@@ -96,6 +102,9 @@ class Machine:
     def run(self, program: Program, grid: tuple = (1,), args: dict[str, Any] | None = None,
             pe_mapping: str = "round_robin") -> Report:
         wall = time.perf_counter()
+        if self._launched:
+            self._fresh()
+        self._launched = True
         grid = tuple(grid) + (1,) * (3 - len(grid))
         if any(g < 1 for g in grid):
             raise ProgramError(f"grid {grid} must be positive along every axis")

@@ -33,20 +33,25 @@ class Access:
 class MemorySystem:
     def __init__(self, cfg: Config):
         self.cfg = cfg
-        n = cfg.num_pes
-        self.ports = [Link(f"pe{i}.fi", cfg.gbps_to_bpc(cfg.pe.dma.gbps)) for i in range(n)]
-        self.sram = Link("sram", cfg.sram_bpc)
-        per_ch = cfg.dram_bpc / cfg.dram.channels
-        self.channels = [Link(f"dram{c}", per_ch) for c in range(cfg.dram.channels)]
         self.llc = LLC(cfg.sram.llc_mib << 20, cfg.sram.line_bytes, cfg.sram.ways)
         self.line = cfg.sram.line_bytes
         self.burst = cfg.pe.dma.burst_bytes
         self.dram_latency = cfg.dram_latency_cycles
         cols = cfg.grid.cols
-        self.edge_hops = [min(i % cols + 1, cols - i % cols) for i in range(n)]
+        self.edge_hops = [min(i % cols + 1, cols - i % cols) for i in range(cfg.num_pes)]
+        self.new_launch()
+
+    def new_launch(self) -> None:
+        """Links idle at time 0 and counters at zero; the LLC keeps its lines."""
+        cfg = self.cfg
+        self.ports = [Link(f"pe{i}.fi", cfg.gbps_to_bpc(cfg.pe.dma.gbps)) for i in range(cfg.num_pes)]
+        self.sram = Link("sram", cfg.sram_bpc)
+        per_ch = cfg.dram_bpc / cfg.dram.channels
+        self.channels = [Link(f"dram{c}", per_ch) for c in range(cfg.dram.channels)]
         self.dram_read = 0
         self.dram_write = 0
         self.sram_bytes = 0
+        self.llc.hits = self.llc.misses = 0
 
     def bus_bytes(self, acc: Access) -> int:
         """Bytes on the wires: every run is rounded out to whole bursts."""

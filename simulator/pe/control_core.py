@@ -146,7 +146,7 @@ class ControlCore:
             self.extra += self.ls_load
             return ls[addr: addr + n].tobytes()
         if addr >= SRAM_BASE:
-            a, off = self.pe.machine.gmem.locate(addr, addr + n, self.where(ins))
+            a, off = self.pe.machine.gmem.locate(addr, addr + n, lambda: self.where(ins))
             self.extra += self.global_load
             return a.data[off: off + n].tobytes()
         raise SanitizerError(f"{self.where(ins)}: scalar load of {n} bytes at {addr:#x} is outside the local store "
@@ -159,7 +159,7 @@ class ControlCore:
             ls[addr: addr + n] = memoryview(raw)
             return
         if addr >= SRAM_BASE:
-            a, off = self.pe.machine.gmem.locate(addr, addr + n, self.where(ins))
+            a, off = self.pe.machine.gmem.locate(addr, addr + n, lambda: self.where(ins))
             a.data[off: off + n] = memoryview(raw)
             self.extra += 1
             return

@@ -120,13 +120,14 @@ def describe(why) -> str | None:
     if why is None:
         return None
     what, a, b = why
-    return {
-        "data": f"CB {a} slot {b} to be written",
-        "space": f"space in CB {a}: its slot {b} is still in use",
-        "readers": f"readers of CB {a} slot {b} to finish",
-        "queue": f"room in the {a} queue",
-        "fence": "all issued commands to complete (fence)",
-        "barrier": "the other PEs to reach the barrier",
-        "store": f"an in-flight store to [{a:#x}, {b:#x}) to land",
-        "outstanding": f"one of {a} DMA transfers in flight to finish",
-    }.get(what, str(why))
+    text = {
+        "data": lambda: f"CB {a} slot {b} to be written",
+        "space": lambda: f"space in CB {a}: its slot {b} is still in use",
+        "readers": lambda: f"readers of CB {a} slot {b} to finish",
+        "queue": lambda: f"room in the {a} queue",
+        "fence": lambda: "all issued commands to complete (fence)",
+        "barrier": lambda: "the other PEs to reach the barrier",
+        "store": lambda: f"an in-flight store to [{a:#x}, {b:#x}) to land",
+        "outstanding": lambda: f"one of {a} DMA transfers in flight to finish",
+    }.get(what)
+    return text() if text else str(why)

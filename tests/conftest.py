@@ -1,0 +1,23 @@
+"""Shared test setup. Every simulation any test runs is checked against an independent roofline
+floor: it may never finish faster than its work at the config's peak rates allows."""
+from __future__ import annotations
+
+import pytest
+
+from floor import assert_above_floor
+from simulator.machine import Machine
+
+_run = Machine.run
+
+
+def _checked_run(self, *a, **kw):
+    report = _run(self, *a, **kw)
+    assert_above_floor(report, self.cfg)
+    return report
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _floor_check_on_every_run():
+    Machine.run = _checked_run
+    yield
+    Machine.run = _run

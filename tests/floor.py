@@ -1,0 +1,21 @@
+"""An independent lower bound on a run's time, from its work and the config's published peaks."""
+from __future__ import annotations
+
+
+def floor_seconds(report, cfg, flops_by_dtype: dict[str, float] | None = None, dram_bytes: float | None = None):
+    hz = cfg.clock_ghz * 1e9
+    pes = cfg.grid.rows * cfg.grid.cols
+    if flops_by_dtype is None:
+        flops_by_dtype = {report.roofline.compute_roof.split(":")[-1]: report.ops["dpe"]} if report.ops["dpe"] else {}
+    t_dpe = sum(f / (2 * cfg.pe.dpe.macs_per_cycle[dt] * pes * hz) for dt, f in flops_by_dtype.items())
+    t_se = report.ops["se"] / (cfg.pe.se.elems_per_cycle * pes * hz)
+    if dram_bytes is None:
+        dram_bytes = report.bytes["dram_read"] + report.bytes["dram_write"]
+    t_dram = dram_bytes / (cfg.dram.bandwidth_gbps * 1e9)
+    return max(t_dpe, t_se, t_dram)
+
+
+def assert_above_floor(report, cfg, **kw) -> None:
+    floor = floor_seconds(report, cfg, **kw)
+    assert report.seconds >= floor * (1 - 1e-9), (
+        f"{report.kernel} ran in {report.seconds:.3e} s, below its roofline floor {floor:.3e} s")
