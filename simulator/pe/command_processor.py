@@ -142,13 +142,14 @@ def _pop(pe, cmd, pops) -> None:
         if sorted(slots) != list(range(cb.rd, cb.rd + len(slots))):
             raise SanitizerError(f"{cmd.where()}: pops of CB {cb.id} ({cb.name}) must release its oldest slots "
                                  f"{list(range(cb.rd, cb.rd + len(slots)))}, not {sorted(slots)}")
-        check_pop(cmd.where(), cb, len(slots))
+        check_pop(cmd.where, cb, len(slots))
         for s in sorted(slots):
             cb.pop_issued(s)
         cb.rd += len(slots)
 
 
-def check_pop(where: str, cb, n: int = 1) -> None:
+def check_pop(where, cb, n: int = 1) -> None:
+    """`where` is the error's context, or a function that makes it (only called on error)."""
     if cb.rd + n > cb.wr and not cb.remote_fed:
-        raise SanitizerError(f"{where}: pops CB {cb.id} ({cb.name}) beyond what was pushed: read pointer "
+        raise SanitizerError(f"{where() if callable(where) else where}: pops CB {cb.id} ({cb.name}) beyond what was pushed: read pointer "
                              f"{cb.rd}, write pointer {cb.wr}, popping {n}")

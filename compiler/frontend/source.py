@@ -1,0 +1,80 @@
+"""The Python source of a @jit function: its AST, parameters and where its lines live on disk."""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass
+
+from ..ir.core import Loc
+
+
+@dataclass
+class Param:
+    name: str
+    is_constexpr: bool
+    default: object = inspect.Parameter.empty
+    annotation: object = None       # a dtype annotation (e.g. `n: tl.int64`) forces the argument's type
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not inspect.Parameter.empty
+
+
+def _is_constexpr_annotation(ann) -> bool:
+    if ann is None or ann is inspect.Parameter.empty:
+        return False
+    if isinstance(ann, str):
+        return ann.split(".")[-1] == "constexpr"
+    from ..language.core import constexpr
+    return ann is constexpr or getattr(ann, "__name__", "") == "constexpr"
+
+
+class FunctionSource:
+    """Parses a Python function once; gives the FunctionDef node and source locations of its nodes."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+        try:
+            lines, start = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise ValueError(f"cannot read the source of {fn.__name__}: {e}") from None
+        self.file = inspect.getsourcefile(fn) or "<unknown>"
+        self.source_lines = lines
+        self.first_line = start
+        first = lines[0]
+        self.col_offset = len(first) - len(first.lstrip())
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if not defs:
+            raise ValueError(f"{fn.__name__} is not a function definition")
+        self.fndef: ast.FunctionDef = defs[0]
+        self.source = "".join(lines)
+        self.globals = fn.__globals__
+        self.closure = {}
+        if fn.__closure__:
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        sig = inspect.signature(fn)
+        anns = getattr(fn, "__annotations__", {})
+        self.params: list[Param] = []
+        for p in sig.parameters.values():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise ValueError(f"@jit function {fn.__name__} cannot take *args or **kwargs")
+            ann = anns.get(p.name, p.annotation)
+            from ..ir.types import DType
+            self.params.append(Param(p.name, _is_constexpr_annotation(ann), p.default,
+                                     ann if isinstance(ann, DType) else None))
+
+    def loc(self, node: ast.AST) -> Loc:
+        line = getattr(node, "lineno", 1) + self.first_line - 1
+        col = getattr(node, "col_offset", 0) + self.col_offset + 1
+        return Loc(self.file, line, col)
+
+    def line_text(self, node: ast.AST) -> str:
+        i = getattr(node, "lineno", 1) - 1
+        return self.source_lines[i] if 0 <= i < len(self.source_lines) else ""
