@@ -179,6 +179,6 @@ def compile_code(pe, program) -> list:
         fn = SEMANTICS.get(cls)
         if fn is None:
             raise SimError(f"instruction {i} `{ins}` has no semantics in the simulator")
-        code.append((fn, ins, SCALAR if unit == "scalar" else BLOCKING, None))
+        code.append((fn, ins, SCALAR if unit in ("scalar", "vector") else BLOCKING, None))
     return code
 
