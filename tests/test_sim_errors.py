@@ -86,3 +86,26 @@ def test_pop_beyond_push_is_caught():
 """
     with pytest.raises(SanitizerError, match=r"pops CB 0 \(a\) beyond what was pushed: read pointer 0, write pointer 0"):
         _run(asm)
+
+
+def test_in_place_update_reads_the_old_version():
+    # x = x * 2 + 1 four times, in place on one slot, then stored
+    asm = """.kernel inplace
+.arg out ptr f32 x10
+.cb 0 x base=0 slot=256 slots=1
+    se.iota cb0.push:f32[64], 1
+    li x5, 4
+loop:
+    se.fma cb0.acc:f32[64], cb0.keep:f32[64], 2.0, 1.0
+    addi x5, x5, -1
+    bne x5, x0, loop
+    dma.out cb0.pop:f32[64], x10, [1]
+    halt
+"""
+    m = Machine(load_config("mtia-small"))
+    out = m.gmem.alloc_array(np.full(64, np.nan, np.float32), "out")
+    m.run(Program.from_asm(asm), args={"out": out})
+    x = np.arange(1, 65, dtype=np.float32)
+    for _ in range(4):
+        x = x * 2 + 1
+    np.testing.assert_array_equal(out.data.view(np.float32), x)

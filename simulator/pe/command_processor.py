@@ -76,11 +76,13 @@ def _scalar(core, v):
 
 
 def issue(pe, core, ins: Instr, engine) -> Command:
-    """Build the command for `ins`, resolving registers and CB slots in program order."""
+    """Build the command for `ins`, resolving registers and CB slots in program order.
+
+    Tiles read are resolved before tiles written, so an in-place update (`acc`) of a slot the same
+    command also reads sees the old version, and does not wait for itself."""
     cmd = Command(ins, engine, core.pc, core.pid, pe.env)
-    vals, addr, deps, writes = cmd.vals, cmd.addr, cmd.deps, cmd.writes
-    pops = []
-    in_order = engine.in_order
+    vals = cmd.vals
+    tiles = []
     for name, code in plan(type(ins)):
         v = getattr(ins, name)
         if code == LITERAL:
@@ -92,13 +94,20 @@ def issue(pe, core, ins: Instr, engine) -> Command:
         elif code == REF and not isinstance(v, Tile):
             vals[name] = _scalar(core, v)
         elif v is not None:
-            _tile(pe, cmd, name, v, engine, in_order, addr, deps, writes, pops)
+            tiles.append((name, v, _cb(pe, cmd, name, v)))
+    pops = []
+    for name, t, cb in tiles:
+        if t.mode == "pop" or t.mode == "keep":
+            _read(cmd, name, t, cb, engine, pops)
+    for name, t, cb in tiles:
+        if t.mode == "push" or t.mode == "acc":
+            _write(cmd, name, t, cb, engine)
     if pops:
         _pop(pe, cmd, pops)
     return cmd
 
 
-def _tile(pe, cmd, name, t: Tile, engine, in_order, addr, deps, writes, pops):
+def _cb(pe, cmd, name, t: Tile):
     cb = pe.cbs.get(t.cb)
     if cb is None:
         raise ProgramError(f"{cmd.where()}: CB {t.cb} is not declared (declared: "
@@ -107,31 +116,38 @@ def _tile(pe, cmd, name, t: Tile, engine, in_order, addr, deps, writes, pops):
         raise SanitizerError(f"{cmd.where()}: tile {name} = {t} is {t.nbytes} bytes but the slots of "
                              f"CB {cb.id} ({cb.name}) hold {cb.slot_bytes}: it would overwrite the next slot")
     cmd.tiles.append((name, t))
-    mode = t.mode
-    if mode == "push":
+    return cb
+
+
+def _read(cmd, name, t: Tile, cb, engine, pops) -> None:
+    slot = cb.rd + t.offset
+    v = cb.version(slot)
+    if not (engine.in_order and v.engine is engine):
+        cmd.deps.append((v.event, ("data", cb.id, slot)))
+    v.readers.append((cmd.done, engine))
+    if t.mode == "pop":
+        pops.append((cb, slot))
+    cmd.addr[name] = cb.address(slot)
+
+
+def _write(cmd, name, t: Tile, cb, engine) -> None:
+    if t.mode == "push":
         slot = cb.wr
         cb.wr += 1
         if slot >= cb.slots:
-            deps.append((cb.released(slot - cb.slots), ("space", cb.id, slot)))
-        writes.append((cb, cb.claim_write(slot, engine), "push"))
+            cmd.deps.append((cb.released(slot - cb.slots), ("space", cb.id, slot)))
+        cmd.writes.append((cb, cb.claim_write(slot, engine), "push"))
     else:
         slot = cb.rd + t.offset
-        if mode == "acc":
-            old, new = cb.new_version(slot, engine)
-            if not (in_order and old.engine is engine):
-                deps.append((old.event, ("data", cb.id, slot)))
-            for ev, eng in old.readers:
-                if not (in_order and eng is engine):
-                    deps.append((ev, ("readers", cb.id, slot)))
-            writes.append((cb, new.event, "acc"))
-        else:
-            v = cb.version(slot)
-            if not (in_order and v.engine is engine):
-                deps.append((v.event, ("data", cb.id, slot)))
-            v.readers.append((cmd.done, engine))
-            if mode == "pop":
-                pops.append((cb, slot))
-    addr[name] = cb.address(slot)
+        old, new = cb.new_version(slot, engine)
+        in_order = engine.in_order
+        if not (in_order and old.engine is engine):
+            cmd.deps.append((old.event, ("data", cb.id, slot)))
+        for ev, eng in old.readers:      # write after read: earlier readers finish first
+            if ev is not cmd.done and not (in_order and eng is engine):
+                cmd.deps.append((ev, ("readers", cb.id, slot)))
+        cmd.writes.append((cb, new.event, "acc"))
+    cmd.addr[name] = cb.address(slot)
 
 
 def _pop(pe, cmd, pops) -> None:
