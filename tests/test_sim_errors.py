@@ -93,7 +93,7 @@ def test_in_place_update_reads_the_old_version():
     asm = """.kernel inplace
 .arg out ptr f32 x10
 .cb 0 x base=0 slot=256 slots=1
-    se.iota cb0.push:f32[64], 1
+    se.iota cb0.push:f32[64], start=1
     li x5, 4
 loop:
     se.fma cb0.acc:f32[64], cb0.keep:f32[64], 2.0, 1.0
