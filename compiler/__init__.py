@@ -1,0 +1,27 @@
+"""A Triton-compatible compiler for MTIA.
+
+    import compiler as triton            # jit, cdiv, next_power_of_2, Config, autotune, heuristics, compile
+    import compiler.language as tl       # program_id, arange, load, store, dot, ... + tl.mtia.*
+"""
+from . import language  # noqa: F401
+from .errors import CompilationError, CompileTimeError, DeviceAssertionError, KernelRuntimeError, OutOfBoundsError
+from .runtime import (CompiledKernel, Config, JITFunction, RunRecord, autotune, compile, heuristics, jit,
+                      register_executor, register_stage, set_executor, use_executor)
+from .runtime.jit import resolve_grid  # noqa: F401
+
+
+def cdiv(x: int, y: int) -> int:
+    """ceil(x / y) for host code (inside kernels use tl.cdiv)."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two >= n (1 for n <= 1)."""
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+__all__ = ["language", "CompilationError", "CompileTimeError", "DeviceAssertionError", "KernelRuntimeError",
+           "OutOfBoundsError", "CompiledKernel", "Config", "JITFunction", "RunRecord", "autotune", "compile",
+           "heuristics", "jit", "register_executor", "register_stage", "set_executor", "use_executor", "cdiv",
+           "next_power_of_2"]

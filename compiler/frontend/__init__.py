@@ -1,0 +1,53 @@
+"""Frontend: a @jit function + argument types + constexpr values -> an IR Module (one tt.func)."""
+from __future__ import annotations
+
+from ..errors import CompilationError
+from ..ir.builder import Builder
+from ..ir.core import Block, Module, Operation, Region
+from ..ir.ops import Op
+from ..ir.types import DType
+from ..language.core import _unwrap, constexpr, tensor
+from ..language.semantic import Semantic
+from .codegen import RET, CodeGenerator, is_jit_function
+from .source import FunctionSource, Param
+
+__all__ = ["generate_ir", "FunctionSource", "Param", "is_jit_function"]
+
+
+def generate_ir(src: FunctionSource, arg_types: dict[str, DType], constexprs: dict[str, object],
+                arg_attrs: dict[str, dict] | None = None) -> Module:
+    """Compile the kernel `src` specialised on `arg_types` (runtime parameters, in parameter order)
+    and `constexprs` (every other parameter) into a Module holding one tt.func."""
+    arg_attrs = arg_attrs or {}
+    runtime = [p for p in src.params if p.name in arg_types]
+    missing = [p.name for p in src.params if p.name not in arg_types and p.name not in constexprs]
+    if missing:
+        raise CompilationError(f"no value or type given for parameter(s) {', '.join(missing)} of {src.name}")
+    module = Module(loc=src.loc(src.fndef))
+    block = Block([arg_types[p.name] for p in runtime], [p.name for p in runtime])
+    attrs: dict = {"sym_name": src.name}
+    per_arg = [dict(arg_attrs.get(p.name, {})) for p in runtime]
+    if any(per_arg):
+        attrs["arg_attrs"] = per_arg
+    func = Operation(Op.FUNC, attrs=attrs, regions=[Region([block])], loc=src.loc(src.fndef))
+    module.body.append(func)
+    builder = Builder(block)
+    sem = Semantic(builder)
+    scope: dict = {}
+    args = iter(block.args)
+    for p in src.params:
+        if p.name in arg_types:
+            v = next(args)
+            scope[p.name] = tensor(v, v.type)
+        else:
+            scope[p.name] = constexpr(constexprs[p.name])
+    gen = CodeGenerator(src, sem, scope)
+    sem.codegen = gen
+    with sem:
+        gen.visit_stmts(src.fndef.body)
+    ret = gen.scope.get(RET)
+    if ret is not None and _unwrap(ret) is not None:
+        raise gen.error(src.fndef, "a kernel launched with kernel[grid](...) cannot return a value")
+    builder.loc = src.loc(src.fndef)
+    builder.create(Op.RETURN)
+    return module

@@ -1,0 +1,800 @@
+"""AST -> IR: visits a @jit function's Python AST and emits structured SSA IR.
+
+Names map to values in `self.scope`: runtime `tensor`s, `constexpr`s, tuples, dtypes, functions.
+Structured control flow follows Triton's code generator:
+- runtime `if` -> scf.if whose results are the names (re)assigned in a branch and live after it;
+- `for ... in range/tl.range` -> scf.for, `while` -> scf.while; loop-carried values are the names
+  assigned in the body that exist before the loop (their type must not change);
+- `tl.static_range` and constexpr `if` are resolved at compile time (unrolled / dead branch dropped);
+- calls to other @jit functions are inlined; `return` inside a runtime `if` (outside loops) is
+  handled by moving the statements after the `if` into the branches that fall through.
+Assigning a Python number to a plain name makes a runtime value (as in Triton); use
+`X: tl.constexpr = ...` to keep it compile-time.
+"""
+from __future__ import annotations
+
+import ast
+import builtins as py
+import operator
+
+from ..errors import CompilationError, CompileTimeError
+from ..ir import types as T
+from ..ir.core import Block, Region
+from ..ir.ops import Op
+from ..language import builtins as tlb
+from ..language.core import _unwrap, constexpr, is_builtin, tensor, tensor_descriptor
+from .source import FunctionSource
+
+RET = "$return"          # scope key holding the function's return value once it returned
+MAX_INLINE_DEPTH = 64
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+           ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitAnd: operator.and_,
+           ast.BitOr: operator.or_, ast.BitXor: operator.xor}
+_CMPOPS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+           ast.Eq: operator.eq, ast.NotEq: operator.ne}
+_PY_SCALARS = (bool, int, float, str, type(None))
+
+
+def is_jit_function(fn) -> bool:
+    return getattr(fn, "__triton_jit__", False)
+
+
+def _wrap(v):
+    """Python scalars coming out of calls/attributes become constexprs."""
+    return constexpr(v) if isinstance(v, _PY_SCALARS) else v
+
+
+class _Unsupported(CompileTimeError):
+    pass
+
+
+class CodeGenerator(ast.NodeVisitor):
+    def __init__(self, src: FunctionSource, sem, scope: dict, depth: int = 0):
+        self.src = src
+        self.sem = sem
+        self.b = sem.b
+        self.scope = scope
+        self.depth = depth
+        self.loop_depth = 0
+
+    # --- errors and locations -----------------------------------------------------------------
+    def visit(self, node):
+        with self.b.at_loc(self.src.loc(node)):
+            try:
+                return super().visit(node)
+            except CompilationError:
+                raise
+            except RecursionError:
+                raise self.error(node, "maximum recursion depth exceeded while compiling") from None
+            except Exception as e:   # user errors from the semantic layer, reported at this node
+                raise self.error(node, _message(e)) from None
+
+    def error(self, node, msg: str) -> CompilationError:
+        loc = self.src.loc(node)
+        return CompilationError(msg, loc.file, loc.line, loc.col, self.src.line_text(node))
+
+    def generic_visit(self, node):
+        raise _Unsupported(f"unsupported AST node type: {type(node).__name__}")
+
+    # --- statements ---------------------------------------------------------------------------
+    def visit_stmts(self, stmts: list) -> None:
+        for i, stmt in enumerate(stmts):
+            if RET in self.scope:
+                return
+            if isinstance(stmt, ast.If) and _contains_return(stmt):
+                cond = self.visit(stmt.test)
+                if isinstance(_unwrap(cond), tensor):
+                    # Early return in a runtime if: the rest of the list runs in the branches that fall through.
+                    with self.b.at_loc(self.src.loc(stmt)):
+                        try:
+                            self.runtime_if(stmt, cond, stmt.body + stmts[i + 1:], stmt.orelse + stmts[i + 1:],
+                                            to_end=True)
+                        except CompilationError:
+                            raise
+                        except Exception as e:
+                            raise self.error(stmt, _message(e)) from None
+                    return
+                self.visit_stmts(stmt.body if _static_truth(cond) else stmt.orelse)
+                continue
+            self.visit(stmt)
+
+    def visit_FunctionDef(self, node):
+        self.visit_stmts(node.body)
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # docstring
+        self.visit(node.value)
+
+    def visit_Return(self, node):
+        if self.loop_depth:
+            raise CompileTimeError("Cannot have `return` statements inside `while` or `for` statements in triton "
+                                   "(note that this also applies to `return` statements that are inside functions "
+                                   "transitively called from within `while`/`for` statements)")
+        self.scope[RET] = self.visit(node.value) if node.value is not None else constexpr(None)
+
+    def visit_Assign(self, node):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return
+        value = self.visit(node.value)
+        ann = self.visit(node.annotation) if not isinstance(node.annotation, ast.Constant) else node.annotation.value
+        if _unwrap(ann) is constexpr or (isinstance(ann, str) and ann.endswith("constexpr")):
+            if isinstance(_unwrap(value), tensor):
+                raise CompileTimeError(f"Cannot assign a runtime value to constexpr '{ast.unparse(node.target)}'")
+            if not isinstance(node.target, ast.Name):
+                raise _Unsupported("constexpr annotations are only supported on plain names")
+            self.scope[node.target.id] = constexpr(value)
+            return
+        self.assign(node.target, value)
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise _Unsupported(f"unsupported augmented assignment target: {ast.unparse(node.target)}")
+        lhs = self.lookup(node.target.id, node.target)
+        rhs = self.visit(node.value)
+        self.assign(node.target, self.binop(type(node.op), lhs, rhs))
+
+    def assign(self, target, value) -> None:
+        if isinstance(target, ast.Name):
+            value = self.sanitize(value)
+            if isinstance(value, tensor) and value.handle.name_hint is None and hasattr(value.handle, "op"):
+                value.handle.name_hint = target.id
+            self.scope[target.id] = value
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            vals = _unwrap(value)
+            if not isinstance(vals, (tuple, list)):
+                raise CompileTimeError(f"cannot unpack a non-tuple value {value!r}")
+            if len(vals) != len(target.elts):
+                raise CompileTimeError(f"cannot unpack {len(vals)} values into {len(target.elts)} names")
+            for t, v in zip(target.elts, vals):
+                self.assign(t, v)
+            return
+        raise _Unsupported(f"unsupported assignment target: {ast.unparse(target)}")
+
+    def sanitize(self, value):
+        """Triton semantics: assigning a Python number to a name makes a runtime scalar."""
+        v = _unwrap(value)
+        if isinstance(v, (bool, int, float)):
+            return self.sem.to_tensor(v)
+        if isinstance(v, list):
+            return tuple(v)
+        return value
+
+    def visit_Assert(self, node):
+        cond = self.visit(node.test)
+        msg = _unwrap(self.visit(node.msg)) if node.msg is not None else ""
+        if isinstance(_unwrap(cond), tensor):
+            self.sem.device_assert(cond, str(msg) or f"Assertion `{ast.unparse(node.test)}` failed")
+        elif not _unwrap(cond):
+            raise CompileTimeError(f"Assertion failed: {msg}" if msg else
+                                   f"Assertion `{ast.unparse(node.test)}` failed")
+
+    # --- if -----------------------------------------------------------------------------------
+    def visit_If(self, node):
+        cond = self.visit(node.test)
+        if isinstance(_unwrap(cond), tensor):
+            self.runtime_if(node, cond, node.body, node.orelse, to_end=False)
+        else:
+            self.visit_stmts(node.body if _static_truth(cond) else node.orelse)
+
+    def _scalar_cond(self, cond) -> tensor:
+        cond = _unwrap(cond)
+        if cond.type.is_block():
+            if cond.type.numel != 1:
+                raise CompileTimeError(f"the condition of an if/while must be a scalar, got a block of shape "
+                                       f"{list(cond.type.shape)}")
+            cond = self.sem.reshape(cond, ())
+        return self.sem._to_bool(cond)
+
+    def runtime_if(self, node, cond, then_body, else_body, to_end: bool) -> None:
+        cond = self._scalar_cond(cond)
+        before = dict(self.scope)
+        branches = []
+        for body in (then_body, else_body):
+            block = Block()
+            self.scope = dict(before)
+            with self.b.at_end(block):
+                self.visit_stmts(body)
+            if to_end:   # both branches run to the end of the function: a missing return returns None
+                self.scope.setdefault(RET, constexpr(None))
+            branches.append((block, self.scope))
+        self.scope = before
+        (then_blk, then_scope), (else_blk, else_scope) = branches
+        names = [n for n in _ordered_union(then_scope, else_scope)
+                 if n in then_scope and n in else_scope and
+                 (then_scope[n] is not before.get(n) or else_scope[n] is not before.get(n))]
+        merged, yields_then, yields_else, result_names = {}, [], [], []
+        for n in names:
+            tv, ev = then_scope[n], else_scope[n]
+            if _same_static(tv, ev):
+                merged[n] = tv
+                continue
+            with self.b.at_end(then_blk):
+                tv = self._runtime_value(tv, n, "then block")
+            with self.b.at_end(else_blk):
+                ev = self._runtime_value(ev, n, "else block")
+            if tv.type != ev.type:
+                raise CompileTimeError(f"Mismatched type for {_display(n)} between then block ({tv.type}) and else "
+                                       f"block ({ev.type})")
+            yields_then.append(tv)
+            yields_else.append(ev)
+            result_names.append(n)
+        with self.b.at_end(then_blk):
+            self.b.create(Op.YIELD, [v.handle for v in yields_then])
+        with self.b.at_end(else_blk):
+            self.b.create(Op.YIELD, [v.handle for v in yields_else])
+        op = self.b.create(Op.IF, [cond.handle], [v.type for v in yields_then],
+                           regions=[Region([then_blk]), Region([else_blk])])
+        for n, r in zip(result_names, op.results):
+            if n != RET:
+                r.name_hint = n
+            merged[n] = tensor(r, r.type)
+        self.scope.update(merged)
+
+    def _runtime_value(self, v, name, where) -> tensor:
+        u = _unwrap(v)
+        if isinstance(u, tensor):
+            return u
+        if isinstance(u, (bool, int, float)):
+            return self.sem.to_tensor(u)
+        raise CompileTimeError(f"{_display(name)} has different compile-time values in the two branches of a "
+                               f"runtime if ({where}: {u!r})")
+
+    def visit_IfExp(self, node):
+        cond = self.visit(node.test)
+        if not isinstance(_unwrap(cond), tensor):
+            return self.visit(node.body if _static_truth(cond) else node.orelse)
+        cond = self._scalar_cond(cond)
+        vals, blocks = [], []
+        for expr in (node.body, node.orelse):
+            block = Block()
+            with self.b.at_end(block):
+                vals.append(self.sem.to_tensor(self.visit(expr)))
+            blocks.append(block)
+        if vals[0].type != vals[1].type:
+            raise CompileTimeError(f"Ternary expression with dynamic condition has inconsistent types "
+                                   f"{vals[0].type} and {vals[1].type}")
+        for block, v in zip(blocks, vals):
+            with self.b.at_end(block):
+                self.b.create(Op.YIELD, [v.handle])
+        op = self.b.create(Op.IF, [cond.handle], [vals[0].type], regions=[Region([b]) for b in blocks])
+        return tensor(op.result, op.result.type)
+
+    # --- loops --------------------------------------------------------------------------------
+    def visit_For(self, node):
+        if node.orelse:
+            raise _Unsupported("for ... else is not supported")
+        it = node.iter
+        if not isinstance(it, ast.Call):
+            raise _Unsupported("only `range`, `tl.range` and `tl.static_range` loops are supported")
+        fn = _unwrap(self.visit(it.func))
+        args = [self.visit(a) for a in it.args]
+        kwargs = {k.arg: self.visit(k.value) for k in it.keywords}
+        if fn is tlb.static_range:
+            self.static_for(node, tlb.static_range(*args, **kwargs))
+            return
+        if fn is py.range:
+            rng = tlb.range(*args, **kwargs)
+        elif fn is tlb.range:
+            rng = tlb.range(*args, **kwargs)
+        else:
+            raise _Unsupported("only `range`, `tl.range` and `tl.static_range` loops are supported")
+        if not isinstance(node.target, ast.Name):
+            raise _Unsupported("the loop variable must be a plain name")
+        self.runtime_for(node, rng)
+
+    def static_for(self, node, rng) -> None:
+        if not isinstance(node.target, ast.Name):
+            raise _Unsupported("the loop variable must be a plain name")
+        for k in py.range(rng.start, rng.end, rng.step):
+            self.scope[node.target.id] = constexpr(k)
+            self.loop_depth += 1
+            try:
+                self.visit_stmts(node.body)
+            finally:
+                self.loop_depth -= 1
+
+    def _bounds(self, rng):
+        lb, ub, step = rng.start, rng.end, rng.step
+        sv = _unwrap(step)
+        if isinstance(sv, int) and sv == 0:
+            raise CompileTimeError("range() step must not be zero")
+        negative = isinstance(sv, int) and sv < 0
+        ts = [self.sem.to_tensor(v) for v in (lb, ub, step)]
+        for t in ts:
+            if t.type.is_block() or not t.type.scalar.is_int():
+                raise CompileTimeError(f"loop bounds must be integer scalars, got {t.type}")
+        ity = ts[0].type
+        for t in ts[1:]:
+            ity = self.sem.integer_promote(ity, t.type)
+        if ity.bitwidth < 32:
+            ity = T.i32
+        if ity.is_int_unsigned():
+            ity = T.i64 if ity.bitwidth == 64 else T.i32
+        ts = [self.sem.cast(t, ity) for t in ts]
+        if negative:
+            # iterate k = 0, 1, ... over cdiv(lb - ub, -step) and compute iv = lb + k * step inside
+            lbt, ubt, st = ts
+            n = self.sem.floordiv(self.sem.sub(self.sem.add(self.sem.sub(lbt, ubt), -sv), 1), -sv)
+            n = self.sem.maximum(n, self.sem.constant(0, ity))
+            return self.sem.constant(0, ity), n, self.sem.constant(1, ity), (lbt, st)
+        return ts[0], ts[1], ts[2], None
+
+    def runtime_for(self, node, rng) -> None:
+        lb, ub, step, negative = self._bounds(rng)
+        carried = self._carried_names(node.body)
+        before = dict(self.scope)
+        inits = [before[n] for n in carried]
+        body = Block([lb.type] + [v.type for v in inits], [node.target.id] + carried)
+        self.scope = dict(before)
+        for n, a in zip(carried, body.args[1:]):
+            self.scope[n] = _like(inits[carried.index(n)], a)
+        with self.b.at_end(body):
+            iv = tensor(body.args[0], lb.type)
+            if negative:
+                iv = self.sem.add(negative[0], self.sem.mul(iv, negative[1]))
+            self.scope[node.target.id] = iv
+            self.loop_depth += 1
+            try:
+                self.visit_stmts(node.body)
+            finally:
+                self.loop_depth -= 1
+            yields = self._loop_yields(carried, inits, before, node.body)
+            self.b.create(Op.YIELD, [y.handle for y in yields])
+        self.scope = before
+        op = self.b.create(Op.FOR, [lb.handle, ub.handle, step.handle] + [v.handle for v in inits],
+                           [v.type for v in inits], rng.attrs, regions=[Region([body])])
+        self._bind_loop_results(op, carried, body, inits, offset=1)
+
+    def visit_While(self, node):
+        if node.orelse:
+            raise _Unsupported("while ... else is not supported")
+        carried = self._carried_names(node.body)
+        before = dict(self.scope)
+        inits = [before[n] for n in carried]
+        types = [v.type for v in inits]
+        cond_blk = Block(types, carried)
+        self.scope = dict(before)
+        for n, a in zip(carried, cond_blk.args):
+            self.scope[n] = _like(before[n], a)
+        with self.b.at_end(cond_blk):
+            cond = self.visit(node.test)
+            if not isinstance(_unwrap(cond), tensor):
+                cond = self.sem.to_tensor(bool(_unwrap(cond)))
+            cond = self._scalar_cond(cond)
+            self.b.create(Op.CONDITION, [cond.handle] + list(cond_blk.args))
+        body = Block(types, carried)
+        self.scope = dict(before)
+        for n, a in zip(carried, body.args):
+            self.scope[n] = _like(before[n], a)
+        with self.b.at_end(body):
+            self.loop_depth += 1
+            try:
+                self.visit_stmts(node.body)
+            finally:
+                self.loop_depth -= 1
+            yields = self._loop_yields(carried, inits, before, node.body)
+            self.b.create(Op.YIELD, [y.handle for y in yields])
+        self.scope = before
+        op = self.b.create(Op.WHILE, [v.handle for v in inits], types,
+                           regions=[Region([cond_blk]), Region([body])])
+        for n, r in zip(carried, op.results):
+            r.name_hint = n
+            self.scope[n] = _like(before[n], r)
+
+    def _carried_names(self, body) -> list:
+        names = []
+        for n in _assigned_names(body):
+            if n not in self.scope:
+                continue
+            v = self.scope[n]
+            if isinstance(_unwrap(v), tensor):
+                names.append(n)
+        return names
+
+    def _loop_yields(self, carried, inits, before, body_stmts) -> list:
+        for n in _assigned_names(body_stmts):
+            if n in before and n not in carried and not _same_static(self.scope.get(n), before[n]):
+                raise CompileTimeError(f"cannot reassign constexpr {n} in the loop")
+        out = []
+        for n, init in zip(carried, inits):
+            v = _unwrap(self.scope[n])
+            if not isinstance(v, tensor):
+                if isinstance(v, (bool, int, float)):
+                    v = self.sem.to_tensor(v)
+                else:
+                    raise CompileTimeError(f"Loop-carried variable {n} has initial type {init.type} but is "
+                                           f"re-assigned to a compile-time value {v!r} in loop!")
+            if v.type != init.type:
+                raise CompileTimeError(f"Loop-carried variable {n} has initial type {init.type} but is re-assigned "
+                                       f"to {v.type} in loop! Please make sure that the type stays consistent.")
+            out.append(v)
+        return out
+
+    def _bind_loop_results(self, op, carried, body, inits, offset) -> None:
+        """Bind names to the loop results; drop iter_args the body never changed."""
+        term = body.terminator
+        keep = []
+        for i, n in enumerate(carried):
+            arg = body.args[offset + i]
+            if term.operands[i] is arg:   # unchanged: use the initial value instead of carrying it
+                arg.replace_all_uses_with(inits[i].handle)
+                op.results[i].replace_all_uses_with(inits[i].handle)
+                self.scope[n] = inits[i]
+            else:
+                keep.append(i)
+                op.results[i].name_hint = n
+                self.scope[n] = _like(inits[i], op.results[i])
+        if len(keep) == len(carried):
+            return
+        new_term_vals = [term.operands[i] for i in keep]
+        term.set_operands(new_term_vals)
+        init_vals = list(op.operands[:3]) + [op.operands[3 + i] for i in keep]
+        for i in reversed(range(len(carried))):
+            if i not in keep:
+                body.erase_arg(offset + i)
+        from ..ir.core import Operation
+        new = Operation(Op.FOR, init_vals, [op.results[i].type for i in keep], dict(op.attrs), loc=op.loc)
+        region = op.regions.pop()
+        new.add_region(region)
+        op.parent.insert_before(op, new)
+        for j, i in enumerate(keep):
+            op.results[i].replace_all_uses_with(new.results[j])
+            new.results[j].name_hint = carried[i]
+            self.scope[carried[i]] = _like(inits[i], new.results[j])
+        op.erase()
+
+    # --- expressions --------------------------------------------------------------------------
+    def visit_Constant(self, node):
+        return constexpr(node.value)
+
+    def visit_Name(self, node):
+        if not isinstance(node.ctx, ast.Load):
+            raise _Unsupported(f"unsupported use of name {node.id}")
+        return self.lookup(node.id, node)
+
+    def lookup(self, name: str, node):
+        if name in self.scope:
+            return self.scope[name]
+        for table in (self.src.closure, self.src.globals):
+            if name in table:
+                return _global_value(table[name])
+        if name in _ALLOWED_BUILTINS:
+            return _ALLOWED_BUILTINS[name]
+        if hasattr(py, name):
+            raise CompileTimeError(f"unsupported function '{name}' in a @jit function")
+        raise NameError(f"'{name}' is not defined")
+
+    def visit_Attribute(self, node):
+        base = self.visit(node.value)
+        obj = _unwrap(base)
+        if isinstance(obj, tensor) and node.attr in ("shape",):
+            return obj.shape
+        try:
+            return _wrap(getattr(obj, node.attr))
+        except AttributeError:
+            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{node.attr}'") from None
+
+    def visit_BinOp(self, node):
+        if type(node.op) not in _BINOPS:
+            raise _Unsupported(f"unsupported binary operator {type(node.op).__name__}")
+        return self.binop(type(node.op), self.visit(node.left), self.visit(node.right))
+
+    def binop(self, op_type, lhs, rhs):
+        fn = _BINOPS[op_type]
+        if op_type is ast.Pow and (isinstance(_unwrap(lhs), tensor) or isinstance(_unwrap(rhs), tensor)):
+            raise _Unsupported("** is only supported between compile-time values")
+        return _wrap(fn(lhs, rhs))
+
+    def visit_UnaryOp(self, node):
+        v = self.visit(node.operand)
+        u = _unwrap(v)
+        if isinstance(node.op, ast.Not):
+            return self.sem.logical_not(u) if isinstance(u, tensor) else constexpr(not u)
+        if isinstance(node.op, ast.USub):
+            return _wrap(-v)
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.Invert):
+            return _wrap(~v)
+        raise _Unsupported(f"unsupported unary operator {type(node.op).__name__}")
+
+    def visit_BoolOp(self, node):
+        is_and = isinstance(node.op, ast.And)
+        result = self.visit(node.values[0])
+        for expr in node.values[1:]:
+            if not isinstance(_unwrap(result), tensor):
+                if bool(_unwrap(result)) != is_and:      # short-circuit like Python
+                    return result
+                result = self.visit(expr)
+                continue
+            rhs = self.visit(expr)
+            result = self.sem.logical_and(result, rhs) if is_and else self.sem.logical_or(result, rhs)
+        return result
+
+    def visit_Compare(self, node):
+        left = self.visit(node.left)
+        result = None
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.visit(right_node)
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                same = _unwrap(left) is _unwrap(right)
+                r = constexpr(same if isinstance(op, ast.Is) else not same)
+            elif isinstance(op, (ast.In, ast.NotIn)):
+                inside = _unwrap(left) in _unwrap(right)
+                r = constexpr(inside if isinstance(op, ast.In) else not inside)
+            else:
+                r = _wrap(_CMPOPS[type(op)](left, right))
+            if result is None:
+                result = r
+            elif isinstance(_unwrap(result), tensor) or isinstance(_unwrap(r), tensor):
+                result = self.sem.logical_and(result, r)
+            else:
+                result = constexpr(bool(_unwrap(result)) and bool(_unwrap(r)))
+            left = right
+        return result
+
+    def visit_Tuple(self, node):
+        return tuple(self.visit(e) for e in node.elts)
+
+    def visit_List(self, node):
+        return [self.visit(e) for e in node.elts]
+
+    def visit_Slice(self, node):
+        parts = [None if p is None else _unwrap(self.visit(p)) for p in (node.lower, node.upper, node.step)]
+        return slice(*parts)
+
+    def visit_Subscript(self, node):
+        base = self.visit(node.value)
+        idx = self.visit(node.slice)
+        obj = _unwrap(base)
+        if isinstance(obj, tensor):
+            return obj[idx]
+        i = _unwrap(idx)
+        if isinstance(i, tensor):
+            raise CompileTimeError("tuples and lists can only be indexed by compile-time values")
+        return _wrap(obj[i])
+
+    def visit_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                val = _unwrap(self.visit(v.value))
+                if isinstance(val, tensor):
+                    raise CompileTimeError("f-strings in kernels can only format compile-time values")
+                spec = _unwrap(self.visit(v.format_spec)) if v.format_spec is not None else ""
+                parts.append(format(val, spec))
+        return constexpr("".join(parts))
+
+    def visit_Call(self, node):
+        fn = self.visit(node.func)
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(_unwrap(self.visit(a.value)))
+            else:
+                args.append(self.visit(a))
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                kwargs.update(_unwrap(self.visit(kw.value)))
+            else:
+                kwargs[kw.arg] = self.visit(kw.value)
+        return self.call_function(fn, args, kwargs)
+
+    def call_function(self, fn, args, kwargs):
+        fn = _unwrap(fn)
+        if is_jit_function(fn):
+            return self.call_jit(fn, args, kwargs)
+        if is_builtin(fn) or getattr(getattr(fn, "__self__", None), "__class__", None) in (tensor, tensor_descriptor):
+            return _wrap(fn(*args, **kwargs))
+        if getattr(fn, "__triton_constexpr_function__", False):
+            return _wrap(fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()}))
+        if fn in _PY_FUNCTIONS:
+            return _PY_FUNCTIONS[fn](self, args, kwargs)
+        if fn is constexpr:
+            return constexpr(*args)
+        if isinstance(getattr(fn, "__self__", None), T.Type) or fn in _ALLOWED_CLASSES:
+            return _wrap(fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()}))
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+        raise CompileTimeError(f"unsupported function call '{name}': only @jit functions, tl builtins and "
+                               f"compile-time helpers can be called in a @jit function")
+
+    def call_jit(self, jitfn, args, kwargs):
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise CompileTimeError(f"@jit calls nested deeper than {MAX_INLINE_DEPTH} (recursion is not supported)")
+        src = jitfn.source
+        scope = bind_arguments(src, args, kwargs, for_call=True)
+        gen = CodeGenerator(src, self.sem, scope, self.depth + 1)
+        gen.loop_depth = self.loop_depth
+        gen.visit_stmts(src.fndef.body)
+        return gen.scope.get(RET, constexpr(None))
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+def _message(e: Exception) -> str:
+    if isinstance(e, (TypeError, ValueError, CompileTimeError, NameError, AttributeError, IndexError, KeyError,
+                      AssertionError, ZeroDivisionError)):
+        msg = str(e) or type(e).__name__
+        return msg if not isinstance(e, (NameError, ZeroDivisionError, IndexError, KeyError)) \
+            else f"{type(e).__name__}: {msg}"
+    return f"{type(e).__name__}: {e}"
+
+
+def _static_truth(cond) -> bool:
+    v = _unwrap(cond)
+    if isinstance(v, tensor):
+        raise CompileTimeError("expected a compile-time condition")
+    return bool(v)
+
+
+def _same_static(a, b) -> bool:
+    ua, ub = _unwrap(a), _unwrap(b)
+    if isinstance(ua, tensor) or isinstance(ub, tensor):
+        return a is b
+    try:
+        return type(ua) is type(ub) and bool(ua == ub)
+    except Exception:
+        return ua is ub
+
+
+def _display(name: str) -> str:
+    return "the return value" if name == RET else name
+
+
+def _like(template, value):
+    """Wrap an IR value the way `template` was wrapped (tensor or tensor_descriptor)."""
+    cls = tensor_descriptor if isinstance(_unwrap(template), tensor_descriptor) else tensor
+    return cls(value, value.type)
+
+
+def _ordered_union(*dicts) -> list:
+    seen, out = set(), []
+    for d in dicts:
+        for k in d:
+            if k not in seen:
+                seen.add(k)
+                out.append(k)
+    return out
+
+
+def _contains_return(node) -> bool:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Return):
+            return True
+    return False
+
+
+def _assigned_names(stmts) -> list:
+    out = []
+
+    def add_target(t):
+        if isinstance(t, ast.Name):
+            if t.id not in out:
+                out.append(t.id)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                add_target(e)
+
+    for stmt in stmts:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Assign):
+                for t in n.targets:
+                    add_target(t)
+            elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+                add_target(n.target)
+            elif isinstance(n, ast.NamedExpr):
+                add_target(n.target)
+    return out
+
+
+def _global_value(v):
+    if isinstance(v, constexpr):
+        return v
+    if isinstance(v, _PY_SCALARS):
+        return constexpr(v)
+    return v
+
+
+def bind_arguments(src: FunctionSource, args, kwargs, for_call: bool) -> dict:
+    """Map a @jit function's parameters to the values it is called with (constexpr params checked)."""
+    params = src.params
+    if len(args) > len(params):
+        raise CompileTimeError(f"{src.name}() takes {len(params)} arguments but {len(args)} were given")
+    scope = {}
+    names = [p.name for p in params]
+    for k in kwargs:
+        if k not in names:
+            raise CompileTimeError(f"{src.name}() got an unexpected keyword argument '{k}'")
+    for i, p in enumerate(params):
+        if i < len(args):
+            if p.name in kwargs:
+                raise CompileTimeError(f"{src.name}() got multiple values for argument '{p.name}'")
+            v = args[i]
+        elif p.name in kwargs:
+            v = kwargs[p.name]
+        elif p.has_default:
+            v = constexpr(p.default) if not isinstance(p.default, constexpr) else p.default
+        else:
+            raise CompileTimeError(f"{src.name}() missing required argument '{p.name}'")
+        if p.is_constexpr:
+            if isinstance(_unwrap(v), tensor):
+                raise CompileTimeError(f"argument '{p.name}' of {src.name}() is a constexpr but got a runtime value")
+            v = constexpr(v)
+        elif isinstance(v, _PY_SCALARS):
+            v = constexpr(v)
+        scope[p.name] = v
+    return scope
+
+
+# --- Python builtins usable in kernels -------------------------------------------------------------
+
+def _py_minmax(pick_tensor, pick_py):
+    def call(gen, args, kwargs):
+        if kwargs:
+            raise CompileTimeError("min/max keyword arguments are not supported in kernels")
+        vals = list(args[0]) if len(args) == 1 else list(args)
+        result = vals[0]
+        for v in vals[1:]:
+            if isinstance(_unwrap(result), tensor) or isinstance(_unwrap(v), tensor):
+                result = pick_tensor(gen.sem)(result, v)
+            else:
+                result = constexpr(pick_py(_unwrap(result), _unwrap(v)))
+        return result
+    return call
+
+
+def _py_print(gen, args, kwargs):
+    prefix = ""
+    if args and isinstance(_unwrap(args[0]), str):
+        prefix, args = _unwrap(args[0]), args[1:]
+    if all(not isinstance(_unwrap(a), tensor) for a in args):
+        print(prefix, *[_unwrap(a) for a in args])
+        return constexpr(None)
+    gen.sem.device_print(prefix, [a for a in args], False)
+    return constexpr(None)
+
+
+def _py_static(fn):
+    def call(gen, args, kwargs):
+        uargs = [_unwrap(a) for a in args]
+        if any(isinstance(a, tensor) for a in uargs) and fn not in (isinstance, getattr, hasattr, len):
+            raise CompileTimeError(f"{fn.__name__}() needs compile-time arguments in a @jit function")
+        if fn is len and isinstance(uargs[0], tensor):
+            return constexpr(uargs[0].type.shape[0] if uargs[0].type.shape else 0)
+        if fn is getattr:
+            return _wrap(getattr(uargs[0], *uargs[1:]))
+        return _wrap(fn(*uargs, **{k: _unwrap(v) for k, v in kwargs.items()}))
+    return call
+
+
+def _py_abs(gen, args, kwargs):
+    v = _unwrap(args[0])
+    return gen.sem.abs(v) if isinstance(v, tensor) else constexpr(abs(v))
+
+
+_PY_FUNCTIONS = {
+    py.min: _py_minmax(lambda s: s.minimum, py.min),
+    py.max: _py_minmax(lambda s: s.maximum, py.max),
+    py.print: _py_print,
+    py.abs: _py_abs,
+    **{f: _py_static(f) for f in (py.len, py.int, py.float, py.bool, py.isinstance, py.getattr, py.hasattr,
+                                  py.tuple, py.list, py.str, py.zip, py.enumerate, py.reversed, py.sorted)},
+}
+_ALLOWED_BUILTINS = {f.__name__: f for f in _PY_FUNCTIONS} | {"range": py.range, "None": None, "True": True,
+                                                             "False": False}
+_ALLOWED_CLASSES = (constexpr,)

@@ -1,0 +1,188 @@
+"""Run a kernel's IR with numpy, one program instance at a time over the grid (like TRITON_INTERPRET=1).
+
+Structured ops (scf.for/if/while, tt.reduce/scan) run their regions here; every other op is
+evaluated by its entry in `ops.EVAL`. Programs run in Triton's interpreter order
+(x outermost, then y, then z); atomics are therefore trivially serial.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import KernelRuntimeError
+from ..ir.core import Block, Operation
+from ..ir.ops import Op
+from .memory import FlatMemory
+from .ops import EVAL, float_compute, np_type
+
+
+class Interpreter:
+    def __init__(self, func: Operation, memory: FlatMemory, grid: tuple, pe_of=None):
+        self.func = func
+        self.memory = memory
+        self.grid = grid
+        self.pe_of = pe_of or (lambda linear: 0)
+        self.pid = (0, 0, 0)
+        self.pe_id = 0
+        self.env: dict = {}
+
+    # --- driving ---
+    def run_grid(self, args: list) -> int:
+        g0, g1, g2 = self.grid
+        n = 0
+        with np.errstate(all="ignore"):
+            for x in range(g0):
+                for y in range(g1):
+                    for z in range(g2):
+                        self.pid = (x, y, z)
+                        self.pe_id = self.pe_of(x + g0 * (y + g1 * z))
+                        self.run_program(args)
+                        n += 1
+        return n
+
+    def run_program(self, args: list) -> None:
+        self.env = {}
+        body = self.func.body
+        for a, v in zip(body.args, args):
+            self.env[a] = v
+        self.run_block(body)
+
+    def run_block(self, block: Block) -> list:
+        """Run the block's ops; return the values of its terminator's operands."""
+        env = self.env
+        for op in block.ops:
+            name = op.name
+            if name in _TERMINATORS:
+                return [env[v] for v in op.operands]
+            try:
+                handler = _STRUCTURED.get(name)
+                if handler is not None:
+                    results = handler(self, op)
+                else:
+                    results = EVAL[name](self, op, [env[v] for v in op.operands])
+            except KernelRuntimeError as e:
+                if e.loc is None:
+                    raise type(e)(_bare(e), kernel=self.func.attrs.get("sym_name"), program_id=self.pid,
+                                  loc=op.loc) from None
+                raise
+            except KeyError as e:
+                if name not in EVAL:
+                    raise KernelRuntimeError(f"the interpreter has no implementation of '{name}'",
+                                             self.func.attrs.get("sym_name"), self.pid, op.loc) from None
+                raise
+            for r, v in zip(op.results, results):
+                env[r] = v
+        return []
+
+    def run_region(self, block: Block, values: list) -> list:
+        for a, v in zip(block.args, values):
+            self.env[a] = v
+        return self.run_block(block)
+
+
+def _bare(e: KernelRuntimeError) -> str:
+    return str(e.args[0]) if e.args else str(e)
+
+
+_TERMINATORS = {Op.YIELD, Op.CONDITION, Op.RETURN, Op.REDUCE_RETURN, Op.SCAN_RETURN}
+
+
+# --- structured ops ---------------------------------------------------------------------------------
+
+def _for(it: Interpreter, op: Operation):
+    env = it.env
+    lb, ub, step = (int(env[v]) for v in op.operands[:3])
+    carried = [env[v] for v in op.operands[3:]]
+    body = op.body
+    ivt = np_type(op.operands[0].type)
+    if step <= 0:
+        raise KernelRuntimeError(f"scf.for step must be positive, got {step}")
+    for iv in range(lb, ub, step):
+        carried = it.run_region(body, [np.asarray(iv, dtype=ivt)] + carried)
+    return carried
+
+
+def _if(it: Interpreter, op: Operation):
+    region = op.regions[0] if bool(it.env[op.operands[0]]) else op.regions[1]
+    return it.run_block(region.block)
+
+
+def _while(it: Interpreter, op: Operation):
+    before, after = op.regions[0].block, op.regions[1].block
+    carried = [it.env[v] for v in op.operands]
+    while True:
+        cond_and_values = it.run_region(before, carried)
+        if not bool(cond_and_values[0]):
+            return cond_and_values[1:]
+        carried = it.run_region(after, cond_and_values[1:])
+
+
+def _simple_combine(op: Operation):
+    """The single binary op of a combine region `(a, b) -> a <op> b`, if that is all it does."""
+    blk = op.body
+    if len(blk.args) != 2 or len(blk.ops) != 2:
+        return None
+    inner, term = blk.ops
+    if set(inner.operands) != set(blk.args) or len(inner.operands) != 2 or term.operands != (inner.result,):
+        return None
+    return inner.name
+
+
+_REDUCERS = {Op.ADDF: np.add, Op.ADDI: np.add, Op.MULF: np.multiply, Op.MULI: np.multiply,
+             Op.MAXNUMF: np.fmax, Op.MINNUMF: np.fmin, Op.MAXIMUMF: np.maximum, Op.MINIMUMF: np.minimum,
+             Op.MAXSI: np.maximum, Op.MINSI: np.minimum, Op.ANDI: np.bitwise_and, Op.ORI: np.bitwise_or,
+             Op.XORI: np.bitwise_xor}
+
+
+def _reduce(it: Interpreter, op: Operation):
+    axis = op.attrs["axis"]
+    srcs = [np.asarray(it.env[v]) for v in op.operands]
+    kind = _simple_combine(op)
+    if kind in _REDUCERS:
+        dt = np_type(op.results[0].type)
+        fn = _REDUCERS[kind]
+        if dt.kind in "fV":
+            return [float_compute(lambda x: fn.reduce(x, axis=axis), dt, srcs[0])]
+        return [np.asarray(fn.reduce(srcs[0], axis=axis)).astype(dt)]
+    # general combine: a pairwise tree over the axis, running the region on whole half-blocks
+    xs = [np.moveaxis(s, axis, -1) for s in srcs]
+    while xs[0].shape[-1] > 1:
+        n = xs[0].shape[-1]
+        half = n // 2
+        lhs = [x[..., 0:2 * half:2] for x in xs]
+        rhs = [x[..., 1:2 * half:2] for x in xs]
+        out = it.run_region(op.body, lhs + rhs)
+        out = [np.broadcast_to(o, lhs[0].shape) for o in out]
+        if n % 2:
+            out = [np.concatenate([o, x[..., -1:]], axis=-1) for o, x in zip(out, xs)]
+        xs = out
+    return [np.asarray(x[..., 0]).astype(np_type(r.type)) for x, r in zip(xs, op.results)]
+
+
+def _scan(it: Interpreter, op: Operation):
+    axis, reverse = op.attrs["axis"], op.attrs["reverse"]
+    srcs = [np.asarray(it.env[v]) for v in op.operands]
+    kind = _simple_combine(op)
+    if kind in (Op.ADDF, Op.ADDI, Op.MULF, Op.MULI) and len(srcs) == 1:
+        dt = np_type(op.results[0].type)
+        fn = np.cumsum if kind in (Op.ADDF, Op.ADDI) else np.cumprod
+        x = np.flip(srcs[0], axis) if reverse else srcs[0]
+        r = float_compute(lambda v: fn(v, axis=axis), dt, x) if dt.kind in "fV" else \
+            np.asarray(fn(x, axis=axis, dtype=dt)).astype(dt)
+        return [np.flip(r, axis) if reverse else r]
+    xs = [np.moveaxis(s, axis, -1) for s in srcs]
+    n = xs[0].shape[-1]
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    outs = [np.empty_like(x) for x in xs]
+    acc = None
+    for i in order:
+        cur = [x[..., i] for x in xs]
+        if acc is None:
+            acc = cur
+        else:
+            acc = it.run_region(op.body, (cur + acc) if reverse else (acc + cur))
+        for o, a in zip(outs, acc):
+            o[..., i] = a
+    return [np.moveaxis(o, -1, axis) for o in outs]
+
+
+_STRUCTURED = {Op.FOR: _for, Op.IF: _if, Op.WHILE: _while, Op.REDUCE: _reduce, Op.SCAN: _scan}

@@ -1,0 +1,81 @@
+"""The interpreter's flat byte-addressed memory over the launch's device buffers.
+
+Loads and stores are gathers/scatters by address: each lane's address is located in a buffer
+(binary search over buffer start addresses), checked to lie fully inside it, and its bytes are
+read or written. Masked-off lanes are never touched (so they may hold any address).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import OutOfBoundsError
+from ..runtime.memory import DeviceBuffer
+
+
+class FlatMemory:
+    def __init__(self, buffers: list[DeviceBuffer]):
+        self.buffers = sorted(buffers, key=lambda b: b.address)
+        self.starts = np.array([b.address for b in self.buffers], dtype=np.int64)
+        self.ends = np.array([b.end for b in self.buffers], dtype=np.int64)
+
+    # --- address resolution ---
+    def _locate(self, addrs: np.ndarray, nbytes: int, what: str) -> np.ndarray:
+        """Buffer index of each address; raises OutOfBoundsError naming the nearest array."""
+        if not self.buffers:
+            if addrs.size:
+                raise OutOfBoundsError(f"out-of-bounds {what} at address {int(addrs[0]):#x}: the kernel has no "
+                                       "array arguments")
+            return np.zeros(0, dtype=np.int64)
+        idx = np.searchsorted(self.starts, addrs, side="right") - 1
+        safe = np.clip(idx, 0, len(self.buffers) - 1)
+        ok = (idx >= 0) & (addrs >= self.starts[safe]) & (addrs + nbytes <= self.ends[safe])
+        if not ok.all():
+            bad = int(np.flatnonzero(~ok)[0])
+            raise OutOfBoundsError(self._describe(int(addrs[bad]), nbytes, int(idx[bad]), what))
+        return idx
+
+    def _describe(self, addr: int, nbytes: int, idx: int, what: str) -> str:
+        msg = f"out-of-bounds {what} of {nbytes} byte(s) at address {addr:#x}"
+        if idx < 0:
+            b = self.buffers[0]
+            return msg + f": below the first array '{b.name}' (which starts at {b.address:#x})"
+        b = self.buffers[idx]
+        arrays = b.arrays
+        desc = ", ".join(f"{a.size} x {a.dtype}" for a in arrays) if arrays else f"{b.size} bytes"
+        off = addr - b.address
+        return (msg + f": {off - b.size + nbytes} byte(s) past the end of array '{b.name}' "
+                f"([{b.address:#x}, {b.end:#x}), {desc}; byte offset {off})")
+
+    def _byte_index(self, addrs: np.ndarray, idx: np.ndarray, itemsize: int):
+        offs = addrs - self.starts[idx]
+        return offs[:, None] + np.arange(itemsize, dtype=np.int64)
+
+    # --- access ---
+    def load(self, addrs: np.ndarray, dtype: np.dtype, mask: np.ndarray | None) -> np.ndarray:
+        addrs = np.asarray(addrs, dtype=np.int64)
+        flat = addrs.reshape(-1)
+        m = np.ones(flat.shape, bool) if mask is None else np.broadcast_to(mask, addrs.shape).reshape(-1)
+        active = flat[m]
+        isz = dtype.itemsize
+        idx = self._locate(active, isz, "load")
+        vals = np.zeros(active.shape, dtype=dtype)
+        for bi in np.unique(idx):
+            sel = idx == bi
+            raw = self.buffers[bi].data[self._byte_index(active[sel], np.full(sel.sum(), bi), isz)]
+            vals[sel] = raw.view(dtype).reshape(-1)
+        out = np.zeros(flat.shape, dtype=dtype)
+        out[m] = vals
+        return out.reshape(addrs.shape)
+
+    def store(self, addrs: np.ndarray, values: np.ndarray, mask: np.ndarray | None) -> None:
+        addrs = np.asarray(addrs, dtype=np.int64)
+        flat = addrs.reshape(-1)
+        vals = np.ascontiguousarray(np.broadcast_to(values, addrs.shape)).reshape(-1)
+        m = np.ones(flat.shape, bool) if mask is None else np.broadcast_to(mask, addrs.shape).reshape(-1)
+        active, vals = flat[m], vals[m]
+        isz = vals.dtype.itemsize
+        idx = self._locate(active, isz, "store")
+        for bi in np.unique(idx):
+            sel = idx == bi
+            byts = np.ascontiguousarray(vals[sel]).view(np.uint8).reshape(-1, isz)
+            self.buffers[bi].data[self._byte_index(active[sel], np.full(sel.sum(), bi), isz)] = byts

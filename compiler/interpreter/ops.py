@@ -1,0 +1,483 @@
+"""The executable definition of every IR op, on numpy values.
+
+`EVAL[op_name](ctx, op, args) -> list of results`. Scalars are 0-d arrays, blocks n-d arrays, pointers
+int64 byte addresses, i1 numpy bools. Floats narrower than f32 are computed in f32 and rounded to
+the result type (what GPUs and MTIA's engines do for fp16/bf16 arithmetic). Ops that need the
+running program (program ids, memory) read them from `ctx` (see `interpreter.py`); the pure ones
+are also used by the constant folder.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ir import types as T
+from ..ir.ops import Op
+
+EVAL: dict = {}
+
+
+def defines(*names):
+    def deco(fn):
+        for n in names:
+            EVAL[n] = fn
+        return fn
+    return deco
+
+
+def np_type(t: T.Type) -> np.dtype:
+    s = t.scalar
+    if isinstance(s, T.PointerType):
+        return np.dtype(np.int64)
+    return s.np_dtype
+
+
+def _as(x, dt) -> np.ndarray:
+    return np.asarray(x).astype(dt, copy=False)
+
+
+def _narrow(dt: np.dtype) -> bool:
+    return dt.kind == "V" or (dt.kind == "f" and dt.itemsize < 4) or dt.name in ("bfloat16",) \
+        or "float8" in dt.name
+
+
+def float_compute(fn, result_dt: np.dtype, *xs):
+    """fn on float operands: narrow formats go through f32, the result is rounded to result_dt."""
+    if _narrow(result_dt) or any(_narrow(np.asarray(x).dtype) for x in xs):
+        xs = [np.asarray(x).astype(np.float32) for x in xs]
+    return _as(fn(*xs), result_dt)
+
+
+# --- constants and ids ------------------------------------------------------------------------------
+
+@defines(Op.CONSTANT)
+def _constant(ctx, op, args):
+    t = op.result.type
+    dt = np_type(t)
+    v = op.attrs["value"]
+    return [np.full(t.shape, v, dtype=dt) if t.shape else np.asarray(v, dtype=dt)]
+
+
+@defines(Op.MAKE_RANGE)
+def _make_range(ctx, op, args):
+    return [np.arange(op.attrs["start"], op.attrs["end"], dtype=np.int32)]
+
+
+@defines(Op.GET_PROGRAM_ID)
+def _pid(ctx, op, args):
+    return [np.asarray(ctx.pid[op.attrs["axis"]], dtype=np.int32)]
+
+
+@defines(Op.GET_NUM_PROGRAMS)
+def _nprog(ctx, op, args):
+    return [np.asarray(ctx.grid[op.attrs["axis"]], dtype=np.int32)]
+
+
+@defines(Op.GET_PE_ID)
+def _pe_id(ctx, op, args):
+    return [np.asarray(ctx.pe_id, dtype=np.int32)]
+
+
+@defines(Op.RE_REDUCE)
+def _re_reduce(ctx, op, args):
+    return [args[0]]   # one program at a time: nothing to combine with
+
+
+# --- integer arithmetic -----------------------------------------------------------------------------
+
+def _int_binop(fn):
+    def ev(ctx, op, args):
+        dt = np_type(op.result.type)
+        a, b = (_as(x, dt) for x in args)
+        return [_as(fn(a, b), dt)]
+    return ev
+
+
+def _divsi(a, b):
+    b1 = np.where(b == 0, 1, b).astype(a.dtype)
+    q = a // b1
+    fix = (a - q * b1 != 0) & ((a < 0) != (b1 < 0))
+    return np.where(b == 0, 0, q + fix.astype(a.dtype))
+
+
+def _safe(fn):
+    def g(a, b):
+        b1 = np.where(b == 0, 1, b).astype(a.dtype)
+        return np.where(b == 0, 0, fn(a, b1))
+    return g
+
+
+def _unsigned(dt: np.dtype) -> np.dtype:
+    return np.dtype(f"u{dt.itemsize}") if dt.kind == "i" else dt
+
+
+def _shift(kind):
+    def fn(a, b):
+        bits = 1 if a.dtype == np.bool_ else a.dtype.itemsize * 8
+        big = (b < 0) | (b >= bits)
+        bb = np.where(big, 0, b).astype(a.dtype)
+        if kind == "shl":
+            return np.where(big, 0, np.left_shift(a, bb))
+        if kind == "shrsi":
+            return np.where(big, np.where(a < 0, -1, 0), np.right_shift(a, bb))
+        ua = a.view(_unsigned(a.dtype)) if a.ndim else np.asarray(a).view(_unsigned(a.dtype))
+        r = np.right_shift(ua, bb.astype(ua.dtype)).view(a.dtype)
+        return np.where(big, 0, r)
+    return fn
+
+
+def _mulhi(a, b):
+    dt = a.dtype
+    bits = dt.itemsize * 8
+    ua, ub = np.asarray(a).view(_unsigned(dt)), np.asarray(b).view(_unsigned(dt))
+    if bits <= 32:
+        p = ua.astype(np.uint64) * ub.astype(np.uint64)
+        return (p >> np.uint64(bits)).astype(_unsigned(dt)).view(dt)
+    # 64-bit: split into 32-bit halves (numpy has no 128-bit integers)
+    m32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    a_lo, a_hi, b_lo, b_hi = ua & m32, ua >> s32, ub & m32, ub >> s32
+    lo_lo, hi_lo, lo_hi, hi_hi = a_lo * b_lo, a_hi * b_lo, a_lo * b_hi, a_hi * b_hi
+    cross = (lo_lo >> s32) + (hi_lo & m32) + lo_hi
+    return (hi_hi + (hi_lo >> s32) + (cross >> s32)).view(dt)
+
+
+def _unsigned_pair(fn):
+    def g(a, b):
+        u = _unsigned(a.dtype)
+        return fn(np.asarray(a).view(u), np.asarray(b).view(u)).view(a.dtype)
+    return g
+
+
+for _name, _fn in {
+    Op.ADDI: np.add, Op.SUBI: np.subtract, Op.MULI: np.multiply, Op.DIVSI: _divsi,
+    Op.DIVUI: _safe(_unsigned_pair(np.floor_divide)), Op.REMSI: _safe(np.fmod),
+    Op.REMUI: _safe(_unsigned_pair(np.remainder)), Op.ANDI: np.bitwise_and, Op.ORI: np.bitwise_or,
+    Op.XORI: np.bitwise_xor, Op.SHLI: _shift("shl"), Op.SHRSI: _shift("shrsi"), Op.SHRUI: _shift("shrui"),
+    Op.MAXSI: np.maximum, Op.MINSI: np.minimum, Op.MAXUI: _unsigned_pair(np.maximum),
+    Op.MINUI: _unsigned_pair(np.minimum), Op.MULHIUI: _mulhi,
+}.items():
+    EVAL[_name] = _int_binop(_fn)
+
+
+@defines(Op.ABSI)
+def _absi(ctx, op, args):
+    return [_as(np.abs(args[0]), np_type(op.result.type))]
+
+
+# --- float arithmetic -------------------------------------------------------------------------------
+
+def _float_op(fn):
+    def ev(ctx, op, args):
+        return [float_compute(fn, np_type(op.result.type), *args)]
+    return ev
+
+
+def _erf(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x) if np.asarray(x).size else np.asarray(x)
+
+
+for _name, _fn in {
+    Op.ADDF: np.add, Op.SUBF: np.subtract, Op.MULF: np.multiply, Op.DIVF: np.divide, Op.PRECISE_DIVF: np.divide,
+    Op.REMF: np.fmod, Op.NEGF: np.negative, Op.MAXIMUMF: np.maximum, Op.MINIMUMF: np.minimum,
+    Op.MAXNUMF: np.fmax, Op.MINNUMF: np.fmin, Op.EXP: np.exp, Op.EXP2: np.exp2, Op.LOG: np.log,
+    Op.LOG2: np.log2, Op.SQRT: np.sqrt, Op.PRECISE_SQRT: np.sqrt, Op.RSQRT: lambda x: 1 / np.sqrt(x),
+    Op.ABSF: np.abs, Op.ERF: _erf, Op.FLOOR: np.floor, Op.CEIL: np.ceil, Op.SIN: np.sin, Op.COS: np.cos,
+}.items():
+    EVAL[_name] = _float_op(_fn)
+
+
+@defines(Op.FMA)
+def _fma(ctx, op, args):
+    dt = np_type(op.result.type)
+    a, b, c = (np.asarray(x).astype(np.float64) for x in args)
+    if dt == np.float64:   # no wider type to hide the intermediate rounding: use Python's exact fma
+        return [_as(np.vectorize(math.fma)(a, b, c) if hasattr(math, "fma") else a * b + c, dt)]
+    return [_as(a * b + c, dt)]
+
+
+# --- comparisons and select -------------------------------------------------------------------------
+
+_ICMP = {"eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.less_equal, "sgt": np.greater,
+         "sge": np.greater_equal, "ult": np.less, "ule": np.less_equal, "ugt": np.greater, "uge": np.greater_equal}
+
+
+@defines(Op.CMPI)
+def _cmpi(ctx, op, args):
+    pred = op.attrs["predicate"]
+    a, b = (np.asarray(x) for x in args)
+    if pred.startswith("u"):
+        a, b = a.view(_unsigned(a.dtype)), b.view(_unsigned(b.dtype))
+    return [np.asarray(_ICMP[pred](a, b))]
+
+
+@defines(Op.CMPF)
+def _cmpf(ctx, op, args):
+    pred = op.attrs["predicate"]
+    a, b = (np.asarray(x).astype(np.float64) if _narrow(np.asarray(x).dtype) else np.asarray(x) for x in args)
+    ordered = ~(np.isnan(a) | np.isnan(b))
+    r = {"oeq": lambda: a == b, "one": lambda: (a != b) & ordered, "olt": lambda: a < b, "ole": lambda: a <= b,
+         "ogt": lambda: a > b, "oge": lambda: a >= b, "une": lambda: a != b, "ord": lambda: ordered,
+         "uno": lambda: ~ordered}[pred]()
+    return [np.asarray(r)]
+
+
+@defines(Op.SELECT)
+def _select(ctx, op, args):
+    c, a, b = args
+    return [_as(np.where(c, a, b), np_type(op.result.type))]
+
+
+# --- casts ------------------------------------------------------------------------------------------
+
+@defines(Op.EXTSI, Op.TRUNCI, Op.SITOFP, Op.FPTOSI, Op.EXTF, Op.TRUNCF, Op.INT_TO_PTR, Op.PTR_TO_INT)
+def _astype(ctx, op, args):
+    dt = np_type(op.result.type)
+    x = np.asarray(args[0])
+    if dt == np.bool_:                      # trunci to i1 keeps the lowest bit
+        return [np.asarray(x & 1).astype(np.bool_)]
+    if x.dtype.kind == "f" and dt.kind in "iu" or _narrow(x.dtype) and dt.kind in "iu":
+        x = np.trunc(x.astype(np.float64))
+    return [_as(x, dt)]
+
+
+@defines(Op.EXTUI, Op.UITOFP)
+def _astype_unsigned(ctx, op, args):
+    x = np.asarray(args[0])
+    if x.dtype.kind == "i":
+        x = x.view(_unsigned(x.dtype))
+    return [_as(x, np_type(op.result.type))]
+
+
+@defines(Op.FPTOUI)
+def _fptoui(ctx, op, args):
+    x = np.trunc(np.asarray(args[0]).astype(np.float64))
+    return [_as(x, np_type(op.result.type))]
+
+
+@defines(Op.FP_TO_FP)
+def _fp_to_fp(ctx, op, args):
+    dt = np_type(op.result.type)
+    x = np.asarray(args[0])
+    r = _as(x.astype(np.float32) if _narrow(x.dtype) and _narrow(dt) else x, dt)
+    if op.attrs.get("rounding") == "rtz":
+        # round toward zero: step back one ulp wherever round-to-nearest moved away from zero
+        wide = x.astype(np.float64)
+        back = r.astype(np.float64)
+        away = np.abs(back) > np.abs(wide)
+        if away.any():
+            toward = np.nextafter(r.astype(np.float32) if dt.itemsize >= 4 else r, np.zeros((), r.dtype)) \
+                if dt.kind == "f" else r
+            r = np.where(away, toward, r).astype(dt)
+    return [r]
+
+
+@defines(Op.BITCAST, Op.PTR_BITCAST)
+def _bitcast(ctx, op, args):
+    dt = np_type(op.result.type)
+    x = np.ascontiguousarray(args[0])
+    return [x.view(dt).reshape(x.shape)]
+
+
+# --- shapes -----------------------------------------------------------------------------------------
+
+@defines(Op.SPLAT)
+def _splat(ctx, op, args):
+    return [np.full(op.result.type.shape, args[0], dtype=np_type(op.result.type))]
+
+
+@defines(Op.BROADCAST)
+def _broadcast(ctx, op, args):
+    return [np.broadcast_to(args[0], op.result.type.shape)]
+
+
+@defines(Op.EXPAND_DIMS)
+def _expand_dims(ctx, op, args):
+    return [np.expand_dims(args[0], op.attrs["axis"])]
+
+
+@defines(Op.RESHAPE)
+def _reshape(ctx, op, args):
+    return [np.reshape(args[0], op.result.type.shape)]
+
+
+@defines(Op.TRANS)
+def _trans(ctx, op, args):
+    return [np.transpose(args[0], op.attrs["order"])]
+
+
+@defines(Op.JOIN)
+def _join(ctx, op, args):
+    return [np.stack([args[0], args[1]], axis=-1)]
+
+
+@defines(Op.SPLIT)
+def _split(ctx, op, args):
+    return [np.ascontiguousarray(args[0][..., 0]), np.ascontiguousarray(args[0][..., 1])]
+
+
+@defines(Op.CAT)
+def _cat(ctx, op, args):
+    return [np.concatenate([args[0], args[1]], axis=0)]
+
+
+@defines(Op.EXTRACT_SLICE)
+def _extract_slice(ctx, op, args):
+    idx = tuple(slice(o, o + (n - 1) * s + 1, s) for o, n, s in
+                zip(op.attrs["offsets"], op.attrs["sizes"], op.attrs["strides"]))
+    return [args[0][idx]]
+
+
+# --- pointers and memory ----------------------------------------------------------------------------
+
+def elem_size(ptr_type: T.Type) -> int:
+    return ptr_type.scalar.element_ty.itemsize
+
+
+@defines(Op.ADDPTR)
+def _addptr(ctx, op, args):
+    p, off = args
+    return [np.asarray(p, dtype=np.int64) + np.asarray(off).astype(np.int64) * elem_size(op.result.type)]
+
+
+@defines(Op.LOAD)
+def _load(ctx, op, args):
+    dt = np_type(op.result.type)
+    mask = args[1] if len(args) > 1 else None
+    out = ctx.memory.load(args[0], dt, mask)
+    if len(args) > 2:
+        out = np.where(mask, out, args[2]).astype(dt)
+    return [out if out.ndim else np.asarray(out)]
+
+
+@defines(Op.STORE)
+def _store(ctx, op, args):
+    ctx.memory.store(args[0], np.asarray(args[1]), args[2] if len(args) > 2 else None)
+    return []
+
+
+_RMW = {"add": np.add, "fadd": np.add, "max": np.maximum, "min": np.minimum,
+        "umax": _unsigned_pair(np.maximum), "umin": _unsigned_pair(np.minimum),
+        "xchg": lambda old, v: v, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+@defines(Op.ATOMIC_RMW)
+def _atomic_rmw(ctx, op, args):
+    ptr, val = np.asarray(args[0]), np.asarray(args[1])
+    dt = np_type(op.result.type)
+    mask = np.broadcast_to(args[2], ptr.shape) if len(args) > 2 else np.ones(ptr.shape, bool)
+    fn = _RMW[op.attrs["atomic_rmw_op"]]
+    flat_p, flat_v, flat_m = ptr.reshape(-1), val.reshape(-1), mask.reshape(-1)
+    old = np.zeros(flat_p.shape, dt)
+    active = np.flatnonzero(flat_m)
+    if len(np.unique(flat_p[active])) == len(active):     # distinct addresses: one vectorised step
+        cur = ctx.memory.load(flat_p[active], dt, None)
+        ctx.memory.store(flat_p[active], _apply(fn, cur, flat_v[active], dt), None)
+        old[active] = cur
+    else:                                                  # repeated addresses: lane by lane, in order
+        for i in active:
+            cur = ctx.memory.load(flat_p[i:i + 1], dt, None)
+            ctx.memory.store(flat_p[i:i + 1], _apply(fn, cur, flat_v[i:i + 1], dt), None)
+            old[i] = cur[0]
+    return [old.reshape(ptr.shape)]
+
+
+def _apply(fn, cur, v, dt):
+    if dt.kind == "f" or _narrow(dt):
+        return float_compute(fn, dt, cur, v)
+    return _as(fn(cur, v.astype(dt)), dt)
+
+
+@defines(Op.ATOMIC_CAS)
+def _atomic_cas(ctx, op, args):
+    ptr, cmp, val = (np.asarray(a) for a in args)
+    dt = np_type(op.result.type)
+    flat_p, flat_c, flat_v = ptr.reshape(-1), np.broadcast_to(cmp, ptr.shape).reshape(-1), \
+        np.broadcast_to(val, ptr.shape).reshape(-1)
+    old = np.zeros(flat_p.shape, dt)
+    for i in range(flat_p.size):
+        cur = ctx.memory.load(flat_p[i:i + 1], dt, None)
+        if cur[0] == flat_c[i]:
+            ctx.memory.store(flat_p[i:i + 1], flat_v[i:i + 1].astype(dt), None)
+        old[i] = cur[0]
+    return [old.reshape(ptr.shape)]
+
+
+class Descriptor:
+    """The run-time value of a tensor descriptor."""
+
+    def __init__(self, base: int, shape: list, strides: list, block: T.BlockType):
+        self.base, self.shape, self.strides, self.block = base, shape, strides, block
+
+
+@defines(Op.MAKE_TENSOR_DESCRIPTOR)
+def _make_desc(ctx, op, args):
+    block = op.result.type.block_type
+    r = len(block.shape)
+    return [Descriptor(int(args[0]), [int(a) for a in args[1:1 + r]], [int(a) for a in args[1 + r:]], block)]
+
+
+def _desc_addresses(desc: Descriptor, offsets):
+    rank = len(desc.block.shape)
+    addr = np.full(desc.block.shape, desc.base, dtype=np.int64)
+    mask = np.ones(desc.block.shape, dtype=bool)
+    isz = desc.block.element_ty.itemsize
+    for d, (off, n) in enumerate(zip(offsets, desc.block.shape)):
+        idx = int(off) + np.arange(n, dtype=np.int64)
+        shape = [1] * rank
+        shape[d] = n
+        idx = idx.reshape(shape)
+        addr = addr + idx * desc.strides[d] * isz
+        mask = mask & (idx >= 0) & (idx < desc.shape[d])
+    return addr, mask
+
+
+@defines(Op.DESCRIPTOR_LOAD)
+def _desc_load(ctx, op, args):
+    addr, mask = _desc_addresses(args[0], args[1:])
+    return [ctx.memory.load(addr, np_type(op.result.type), mask)]
+
+
+@defines(Op.DESCRIPTOR_STORE)
+def _desc_store(ctx, op, args):
+    addr, mask = _desc_addresses(args[0], args[2:])
+    ctx.memory.store(addr, np.asarray(args[1]), mask)
+    return []
+
+
+# --- dot --------------------------------------------------------------------------------------------
+
+@defines(Op.DOT)
+def _dot(ctx, op, args):
+    a, b, c = (np.asarray(x) for x in args)
+    dt = np_type(op.result.type)
+    if dt.kind in "iu":
+        prod = np.matmul(a.astype(np.int64), b.astype(np.int64))
+        return [_as(prod + c.astype(np.int64), dt)]
+    wide = np.float64 if dt == np.float64 else np.float32
+    prod = np.matmul(a.astype(wide), b.astype(wide))
+    return [_as(prod + c.astype(wide), dt)]
+
+
+# --- debugging --------------------------------------------------------------------------------------
+
+@defines(Op.PRINT)
+def _print(ctx, op, args):
+    vals = " ".join(np.array2string(np.asarray(a), formatter={"int": hex}) if op.attrs.get("hex") else
+                    np.array2string(np.asarray(a)) for a in args)
+    print(f"pid ({ctx.pid[0]}, {ctx.pid[1]}, {ctx.pid[2]}) {op.attrs.get('prefix', '')}{vals}")
+    return []
+
+
+@defines(Op.ASSERT)
+def _assert(ctx, op, args):
+    if not np.all(args[0]):
+        from ..errors import DeviceAssertionError
+        raise DeviceAssertionError(f"Device-side assertion failed: {op.attrs['message']}")
+    return []
+
+
+@defines(Op.ASSUME, Op.DEBUG_BARRIER)
+def _nothing(ctx, op, args):
+    return []

@@ -1,0 +1,34 @@
+"""`compiler.language` (import as `tl`): the Triton language surface plus `tl.mtia` extensions."""
+from . import math, mtia  # noqa: F401
+from .builtins import (PropagateNan, arange, assume, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
+                       atomic_or, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, debug_barrier,
+                       device_assert, device_print, dot, expand_dims, extract_slice, full, full_like, interleave,
+                       join, load, load_tensor_descriptor, make_tensor_descriptor, max_constancy, max_contiguous,
+                       maximum, minimum, clamp, multiple_of, next_power_of_2, num_programs, permute, program_id,
+                       range, ravel, reshape, split, static_assert, static_print, static_range, store,
+                       store_tensor_descriptor, to_tensor, trans, view, where, zeros, zeros_like)
+from .core import (PointerType as _PointerType, block_type, bool_, builtin, constexpr, dtype, bfloat16,
+                   float16, float32, float64, float8e4nv, float8e5, int1, int8, int16, int32, int64,
+                   pointer_type, tensor, tensor_descriptor, uint8, uint16, uint32, uint64)
+from .math import (abs, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin,
+                   sqrt, sqrt_rn, umulhi)
+from .reductions import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, reduce, softmax, sum,
+                         xor_sum)
+from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn,
+                     randn4x, uint_to_uniform_float)
+from . import extra  # noqa: F401,E402
+
+print = device_print   # noqa: A001  (tl.print, as in Triton)
+
+
+def _member_functions() -> dict:
+    """Functions callable as tensor methods: x.sum(0), x.exp(), x.to(...) etc."""
+    from . import builtins as b, math as m, reductions as r
+    names = {"sum": r.sum, "max": r.max, "min": r.min, "argmax": r.argmax, "argmin": r.argmin,
+             "cumsum": r.cumsum, "cumprod": r.cumprod, "reduce": r.reduce, "xor_sum": r.xor_sum,
+             "associative_scan": r.associative_scan, "softmax": r.softmax,
+             "exp": m.exp, "exp2": m.exp2, "log": m.log, "log2": m.log2, "sqrt": m.sqrt, "rsqrt": m.rsqrt,
+             "abs": m.abs, "sin": m.sin, "cos": m.cos, "erf": m.erf, "floor": m.floor, "ceil": m.ceil,
+             "sigmoid": m.sigmoid, "store": None, "ravel": b.ravel, "join": b.join, "interleave": b.interleave,
+             "cast": b.cast}
+    return {k: v for k, v in names.items() if v is not None}

@@ -1,0 +1,3 @@
+"""A small subset of CUDA libdevice names, implemented with tl.math."""
+from ..math import (abs as fabs, ceil, cos, div_rn, erf, exp, exp2, floor, fma, log, log2, rsqrt, sin, sqrt,  # noqa: F401
+                    sqrt_rn, umulhi)

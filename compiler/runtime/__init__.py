@@ -1,0 +1,19 @@
+"""Runtime: @jit kernels, launching, the compile cache, executors, autotuning.
+
+    kernel[grid](*args, **kwargs)        launch (numpy arrays are pointers)
+    kernel.compile(*args, **meta)        compile only (CompiledKernel with .asm stages)
+    set_executor(...) / register_executor(...) / use_executor(...)
+    register_stage(name, producer)       add a text stage (e.g. "mtia-asm") to every CompiledKernel
+"""
+from .autotune import Autotuner, Config, Heuristics, autotune, heuristics
+from .compile import compile
+from .compiled import CompiledKernel, Stages, register_stage, unregister_stage
+from .executor import (Executor, KernelArgs, LaunchOptions, RunRecord, get_executor, register_executor,
+                       registered_executors, set_executor, use_executor)
+from .jit import JITFunction, jit
+from .memory import DeviceBuffer, PointerArg
+
+__all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics", "compile", "CompiledKernel", "Stages",
+           "register_stage", "unregister_stage", "Executor", "KernelArgs", "LaunchOptions", "RunRecord",
+           "get_executor", "register_executor", "registered_executors", "set_executor", "use_executor",
+           "JITFunction", "jit", "DeviceBuffer", "PointerArg"]

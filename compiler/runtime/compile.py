@@ -1,0 +1,51 @@
+"""Compile a @jit function for one specialisation: frontend -> verify -> pass pipeline -> CompiledKernel."""
+from __future__ import annotations
+
+from ..errors import CompilationError
+from ..frontend import generate_ir
+from ..ir import print_module, verify
+from ..ir.ops import VerifyError
+from ..ir.passes import DEFAULT_PIPELINE, run_pipeline
+from ..ir.types import parse_type_name
+from .compiled import CompiledKernel
+
+
+def compile_ir(jitfn, arg_types: dict, constexprs: dict, arg_attrs: dict, passes=None) -> CompiledKernel:
+    src = jitfn.source
+    module = generate_ir(src, arg_types, constexprs, arg_attrs)
+    try:
+        verify(module)
+    except VerifyError as e:   # a frontend bug, not a user error: say so plainly
+        raise CompilationError(f"internal error: the frontend produced invalid IR for {src.name}: {e}") from None
+    stages = {"source": src.source, "ir.frontend": print_module(module)}
+    stages.update(run_pipeline(module, passes if passes is not None else DEFAULT_PIPELINE))
+    stages["ir"] = print_module(module)
+    names = [n for n in (p.name for p in src.params) if n in arg_types]
+    return CompiledKernel(src.name, module, names, {n: arg_types[n].ir for n in names}, dict(constexprs),
+                          src.source, src.file, stages)
+
+
+def compile(fn, signature: dict | None = None, constexprs: dict | None = None, attrs: dict | None = None,
+            args: tuple | None = None, kwargs: dict | None = None, passes=None) -> CompiledKernel:
+    """Compile without launching, like `triton.compile(ASTSource(fn, signature, constexprs))`.
+
+    Either give `signature` ({param: "*fp32" | "i32" | "f32" | ...}) plus `constexprs` ({param: value})
+    and optional `attrs` ({param: {"tt.divisibility": 16}}), or example `args`/`kwargs` as for a launch.
+    """
+    if args is not None or kwargs is not None:
+        return fn.compile(*(args or ()), **(kwargs or {}))
+    signature = dict(signature or {})
+    constexprs = dict(constexprs or {})
+    arg_types = {}
+    for p in fn.source.params:
+        if p.name in constexprs:
+            continue
+        if p.name in signature and signature[p.name] != "constexpr":
+            arg_types[p.name] = parse_type_name(signature[p.name])
+        elif p.has_default:
+            constexprs[p.name] = p.default
+        else:
+            raise CompilationError(f"compile(): no type in `signature` and no value in `constexprs` for "
+                                   f"parameter '{p.name}' of {fn.__name__}")
+    fn.compile_count += 1
+    return compile_ir(fn, arg_types, constexprs, attrs or {}, passes)

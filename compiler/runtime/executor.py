@@ -1,0 +1,122 @@
+"""The executor protocol: what runs a compiled kernel over a grid, and the registry that picks one.
+
+An executor gets the compiled kernel, the 3-D grid, the kernel arguments (pointer arguments point
+into `DeviceBuffer`s it may read and write) and the launch options; it returns a `RunRecord`
+(or a subclass with more fields). The runtime copies the buffers back into the user's arrays only
+when `launch` returns normally.
+
+Register and select an executor in one line each:
+
+    compiler.runtime.register_executor("mtia", MtiaExecutor())   # make it known by name
+    compiler.runtime.set_executor("mtia")                         # make it the default
+    with compiler.runtime.use_executor("interpreter"): ...        # temporarily
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Protocol, Sequence, runtime_checkable
+
+PE_MAPPINGS = ("linear", "round_robin", "zigzag")
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    """Launch keywords: num_warps/num_stages (Triton's, recorded), pe_mapping (how program ids map
+    onto the 64 PEs), and any other accepted keyword in `extra` (num_ctas, maxnreg, ...)."""
+    num_warps: int = 4
+    num_stages: int = 3
+    pe_mapping: str = "linear"
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.pe_mapping not in PE_MAPPINGS:
+            raise ValueError(f"pe_mapping must be one of {', '.join(PE_MAPPINGS)}, got {self.pe_mapping!r}")
+
+
+@dataclass
+class KernelArgs:
+    """The runtime arguments, one per parameter of the compiled function (constexprs excluded):
+    `PointerArg` for arrays, Python/numpy numbers for scalars."""
+    names: list
+    values: list
+    buffers: list
+
+
+@dataclass
+class RunRecord:
+    """What a launch did. `cycles`/`seconds` are simulated time (None when the executor has no clock)."""
+    kernel: str
+    grid: tuple
+    executor: str
+    cycles: int | None = None
+    seconds: float | None = None
+    wall_seconds: float = 0.0
+    programs: int = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def as_row(self) -> dict:
+        return {k: v for k, v in self.to_dict().items() if not isinstance(v, (dict, list))}
+
+
+@runtime_checkable
+class Executor(Protocol):
+    name: str
+
+    def launch(self, compiled, grid: tuple, args: KernelArgs, options: LaunchOptions) -> RunRecord:
+        ...
+
+
+_REGISTRY: dict[str, object] = {}
+_DEFAULT: list[str] = ["interpreter"]
+
+
+def register_executor(name: str, executor) -> None:
+    """Make `executor` (an Executor, or a zero-argument factory of one) available as `name`."""
+    _REGISTRY[name] = executor
+
+
+def _ensure_builtin():
+    if "interpreter" not in _REGISTRY:
+        from ..interpreter.executor import InterpreterExecutor
+        _REGISTRY["interpreter"] = InterpreterExecutor()
+
+
+def get_executor(name: str | None = None):
+    _ensure_builtin()
+    name = name or _DEFAULT[-1]
+    if name not in _REGISTRY:
+        raise KeyError(f"no executor named {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
+    ex = _REGISTRY[name]
+    if not hasattr(ex, "launch") and callable(ex):
+        ex = ex()
+        _REGISTRY[name] = ex
+    return ex
+
+
+def set_executor(executor) -> None:
+    """Select the default executor: a registered name, or an executor object (registered under its name)."""
+    if not isinstance(executor, str):
+        register_executor(executor.name, executor)
+        executor = executor.name
+    _ensure_builtin()
+    if executor not in _REGISTRY:
+        raise KeyError(f"no executor named {executor!r}")
+    _DEFAULT[0] = executor
+
+
+def registered_executors() -> Sequence[str]:
+    _ensure_builtin()
+    return sorted(_REGISTRY)
+
+
+@contextmanager
+def use_executor(executor):
+    saved = list(_DEFAULT)
+    set_executor(executor)
+    try:
+        yield get_executor()
+    finally:
+        _DEFAULT[:] = saved

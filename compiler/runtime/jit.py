@@ -1,0 +1,184 @@
+"""@jit: the kernel object users launch with `kernel[grid](*args, **kwargs)`.
+
+Each launch binds the arguments, specialises them (`specialize.py`), looks the specialisation up
+in `self.cache` (compiling on a miss), resolves the grid, copies arrays into device buffers, runs
+the selected executor and, only if it succeeds, copies the buffers back into the user's arrays.
+"""
+from __future__ import annotations
+
+import functools
+import time
+
+import numpy as np
+
+from . import executor as ex
+from .compiled import CompiledKernel
+from .memory import commit, pack, plan_buffers
+from .specialize import ConstArg, RuntimeArg, key_part, specialize
+
+LAUNCH_KEYWORDS = ("num_warps", "num_stages", "pe_mapping", "num_ctas", "maxnreg", "enable_fp_fusion",
+                   "debug", "executor")
+
+
+class JITFunction:
+    __triton_jit__ = True
+
+    def __init__(self, fn, do_not_specialize=(), do_not_specialize_on_alignment=(), debug=None, noinline=None,
+                 repr=None, launch_metadata=None):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        self._source = None
+        self.do_not_specialize = set(_param_refs(fn, do_not_specialize))
+        self.do_not_specialize_on_alignment = set(_param_refs(fn, do_not_specialize_on_alignment))
+        self.debug = debug
+        self.noinline = noinline
+        self.cache: dict[tuple, CompiledKernel] = {}
+        self.compile_count = 0
+
+    # --- source ---
+    @property
+    def source(self):
+        if self._source is None:
+            from ..frontend.source import FunctionSource
+            self._source = FunctionSource(self.fn)
+        return self._source
+
+    @property
+    def arg_names(self) -> list:
+        return [p.name for p in self.source.params]
+
+    def __repr__(self) -> str:
+        return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel; launch it with "
+                           "kernel[grid](...)")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    # --- binding and specialisation ---
+    def bind(self, args, kwargs) -> dict:
+        params = self.source.params
+        if len(args) > len(params):
+            raise TypeError(f"{self.__name__}() takes {len(params)} arguments but {len(args)} were given")
+        bound = {}
+        for p, v in zip(params, args):
+            bound[p.name] = v
+        for k, v in kwargs.items():
+            if k not in {p.name for p in params}:
+                raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{k}'")
+            if k in bound:
+                raise TypeError(f"{self.__name__}() got multiple values for argument '{k}'")
+            bound[k] = v
+        for p in params:
+            if p.name not in bound:
+                if not p.has_default:
+                    raise TypeError(f"{self.__name__}() missing required argument '{p.name}'")
+                bound[p.name] = p.default
+        return {p.name: bound[p.name] for p in params}
+
+    def specialize(self, bound: dict, plan=None) -> tuple[tuple, dict]:
+        specs = {}
+        for p in self.source.params:
+            v = bound[p.name]
+            off = plan.offset(p.name) if plan is not None and isinstance(v, np.ndarray) else None
+            specs[p.name] = specialize(p, v, off, p.name in self.do_not_specialize,
+                                       p.name in self.do_not_specialize_on_alignment)
+        key = tuple(key_part(s) for s in specs.values())
+        return key, specs
+
+    def compile_specs(self, specs: dict) -> CompiledKernel:
+        from .compile import compile_ir
+        arg_types = {n: s.type for n, s in specs.items() if isinstance(s, RuntimeArg)}
+        constexprs = {n: s.value for n, s in specs.items() if isinstance(s, ConstArg)}
+        attrs = {n: {"tt.divisibility": 16} for n, s in specs.items() if isinstance(s, RuntimeArg) and s.divisible_by_16}
+        self.compile_count += 1
+        return compile_ir(self, arg_types, constexprs, attrs)
+
+    def _compiled_for(self, bound: dict, plan=None) -> CompiledKernel:
+        key, specs = self.specialize(bound, plan)
+        compiled = self.cache.get(key)
+        if compiled is None:
+            compiled = self.compile_specs(specs)
+            self.cache[key] = compiled
+        return compiled
+
+    # --- public entry points ---
+    def compile(self, *args, **kwargs) -> CompiledKernel:
+        """Compile for these arguments (numpy arrays, numbers, constexpr keywords) without running."""
+        _, kwargs = split_launch_options(kwargs)
+        bound = self.bind(args, kwargs)
+        arrays = {n: v for n, v in bound.items() if isinstance(v, np.ndarray)}
+        return self._compiled_for(bound, plan_buffers(arrays))
+
+    def warmup(self, *args, grid=None, **kwargs) -> CompiledKernel:
+        return self.compile(*args, **kwargs)
+
+    def run(self, *args, grid, warmup=False, _commit=True, **kwargs):
+        options, kwargs = split_launch_options(kwargs)
+        executor_name = options.extra.pop("executor", None)
+        bound = self.bind(args, kwargs)
+        arrays = {n: v for n, v in bound.items() if isinstance(v, np.ndarray)}
+        plan = plan_buffers(arrays)
+        compiled = self._compiled_for(bound, plan)
+        if warmup:
+            return compiled
+        grid3 = resolve_grid(grid, bound)
+        return launch(compiled, grid3, bound, arrays, plan, options, ex.get_executor(executor_name), _commit)
+
+
+def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, plan, options, executor,
+           commit_results: bool = True):
+    """Run `compiled` on copies of the arrays; copy results back only if the executor succeeds."""
+    buffers, ptrs = pack(arrays, plan)
+    values = []
+    for name in compiled.arg_names:
+        v = bound[name]
+        values.append(ptrs[name] if name in ptrs else v)
+    start = time.perf_counter()
+    record = executor.launch(compiled, grid3, ex.KernelArgs(list(compiled.arg_names), values, buffers), options)
+    if getattr(record, "wall_seconds", None) == 0.0:
+        record.wall_seconds = time.perf_counter() - start
+    if commit_results:
+        commit(buffers)
+    return record
+
+
+def split_launch_options(kwargs: dict) -> tuple[ex.LaunchOptions, dict]:
+    rest = dict(kwargs)
+    opts = {k: rest.pop(k) for k in LAUNCH_KEYWORDS if k in rest}
+    extra = {k: opts.pop(k) for k in list(opts) if k not in ("num_warps", "num_stages", "pe_mapping")}
+    return ex.LaunchOptions(**opts, extra=extra), rest
+
+
+def resolve_grid(grid, meta: dict) -> tuple:
+    if callable(grid):
+        grid = grid(dict(meta))
+    if isinstance(grid, (int, np.integer)):
+        grid = (grid,)
+    grid = tuple(grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"grid must have 1 to 3 dimensions, got {grid!r}")
+    out = []
+    for g in grid:
+        g = g.value if hasattr(g, "value") and not isinstance(g, np.ndarray) else g
+        if not isinstance(g, (int, np.integer)) or g < 0:
+            raise ValueError(f"grid dimensions must be non-negative integers, got {grid!r}")
+        out.append(int(g))
+    return tuple(out) + (1,) * (3 - len(out))
+
+
+def _param_refs(fn, refs) -> list:
+    import inspect
+    names = list(inspect.signature(fn).parameters)
+    return [names[r] if isinstance(r, int) else r for r in refs]
+
+
+def jit(fn=None, *, do_not_specialize=(), do_not_specialize_on_alignment=(), debug=None, noinline=None,
+        repr=None, launch_metadata=None):
+    """Decorate a kernel: `@jit` or `@jit(do_not_specialize=["n"])`."""
+    def wrap(f):
+        return JITFunction(f, do_not_specialize, do_not_specialize_on_alignment, debug, noinline, repr,
+                           launch_metadata)
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,91 @@
+"""Argument specialisation, as Triton does it: what part of a launch's arguments is compiled in.
+
+- constexpr parameters, None, strings, dtypes and functions are compile-time values;
+- ints equal to 1 become constexpr 1 (unless in do_not_specialize); other ints are i32 if they fit,
+  else i64 (u64 past 2^63); ints divisible by 16 get `tt.divisibility = 16`;
+- floats are f32, bools i1, numpy scalars keep their dtype;
+- numpy arrays are pointers to their dtype, `tt.divisibility = 16` when 16-byte aligned.
+The cache key holds, per parameter, either the constexpr value or (type, divisible-by-16).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ir import types as T
+from ..language.core import constexpr
+
+
+@dataclass(frozen=True)
+class RuntimeArg:
+    """A parameter passed at run time: its IR type and whether it is known divisible by 16."""
+    type: T.DType
+    divisible_by_16: bool = False
+
+
+@dataclass(frozen=True)
+class ConstArg:
+    value: object
+
+
+def _hashable(v):
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    if isinstance(v, tuple):
+        return tuple(_hashable(x) for x in v)
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return repr(v)
+
+
+def key_part(spec) -> tuple:
+    if isinstance(spec, ConstArg):
+        return ("c", type(spec.value).__name__, _hashable(spec.value))
+    return ("r", spec.type.ir, spec.divisible_by_16)
+
+
+def int_type(v: int) -> T.ScalarType:
+    if -2**31 <= v < 2**31:
+        return T.i32
+    if -2**63 <= v < 2**63:
+        return T.i64
+    if v < 2**64:
+        return T.u64
+    raise ValueError(f"integer argument {v} does not fit in 64 bits")
+
+
+def specialize(param, value, byte_offset: int | None = None, do_not_specialize: bool = False,
+               no_align: bool = False):
+    """The specialisation of one argument. `byte_offset`: an array's offset in its device buffer."""
+    if isinstance(value, constexpr):
+        return ConstArg(value.value)
+    if param.is_constexpr:
+        return ConstArg(value)
+    if value is None or isinstance(value, (str, T.Type)) or callable(value) and not isinstance(value, np.ndarray):
+        return ConstArg(value)
+    if param.annotation is not None:
+        t = param.annotation
+        if not isinstance(value, (int, float, bool, np.generic)):
+            raise TypeError(f"argument '{param.name}' is annotated {t} but got {type(value).__name__}")
+        return RuntimeArg(t, t.is_int() and not do_not_specialize and int(value) % 16 == 0)
+    if isinstance(value, (bool, np.bool_)):
+        return RuntimeArg(T.i1)
+    if isinstance(value, int):
+        if value == 1 and not do_not_specialize:
+            return ConstArg(1)
+        return RuntimeArg(int_type(value), (not do_not_specialize) and value % 16 == 0)
+    if isinstance(value, float):
+        return RuntimeArg(T.f32)
+    if isinstance(value, np.integer):
+        return RuntimeArg(T.from_numpy(value.dtype), (not do_not_specialize) and int(value) % 16 == 0)
+    if isinstance(value, np.floating):
+        return RuntimeArg(T.from_numpy(value.dtype))
+    if isinstance(value, np.ndarray):
+        elem = T.from_numpy(value.dtype)
+        aligned = byte_offset is not None and byte_offset % 16 == 0 and not no_align
+        return RuntimeArg(T.PointerType(elem), aligned)
+    raise TypeError(f"unsupported argument type {type(value).__name__} for parameter '{param.name}' "
+                    "(pass numpy arrays for pointers, Python numbers for scalars)")
