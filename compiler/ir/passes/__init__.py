@@ -1,6 +1,7 @@
 """IR passes, one per file, each a frozen dataclass with `name` and `run(module)`."""
 from .constant_fold import ConstantFold
+from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
 from .pipeline import DEFAULT_PIPELINE, PASSES, run_pipeline
 
-__all__ = ["ConstantFold", "DeadCodeElimination", "DEFAULT_PIPELINE", "PASSES", "run_pipeline"]
+__all__ = ["ConstantFold", "CommonSubexpressionElimination", "DeadCodeElimination", "DEFAULT_PIPELINE", "PASSES", "run_pipeline"]

@@ -7,10 +7,11 @@ from typing import Sequence
 from ..printer import print_module
 from ..verifier import verify
 from .constant_fold import ConstantFold
+from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
 
-PASSES = {p.name: p for p in (ConstantFold(), DeadCodeElimination())}
-DEFAULT_PIPELINE = ("constant-fold", "dce")
+PASSES = {p.name: p for p in (ConstantFold(), CommonSubexpressionElimination(), DeadCodeElimination())}
+DEFAULT_PIPELINE = ("constant-fold", "cse", "dce")
 
 
 def run_pipeline(module, passes: Sequence = DEFAULT_PIPELINE, print_after_each: bool = False,

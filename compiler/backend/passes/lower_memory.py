@@ -1,0 +1,381 @@
+"""Turn Triton's loads, stores, atomics and tensor-descriptor accesses into MTIA DMA ops.
+
+A pointer block that is affine in the program's indices (`ptr + pid * B + arange(B)`, 2-D tiles
+with row strides, `ptr[None, :]` broadcasts) becomes one box DMA (`mtia.load_box` /
+`mtia.store_box`) with its base address, strides and, from the mask, its valid extents computed by
+scalar code. Dimensions along which the address does not move are loaded once and broadcast in the
+local store. Anything else (data-dependent offsets, masks that are not boxes, atomics) becomes an
+element-wise `mtia.gather` / `mtia.scatter` / `mtia.atomic` on integer offsets from a root pointer.
+Scalar (0-d) loads and stores stay as they are for the control core.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import gcd
+
+from ...ir import Builder, Op
+from ...ir import types as T
+from ...ir.core import Operation, Value
+from .. import dialect as D
+from ..affine import Affine, Poly, analyze
+from ..masks import BoxMask, analyze_mask
+from .util import constant_value, erase_dead, error_at
+
+ALIGN = 32                # bytes a box DMA's base must be aligned to (TritorX; the config's dma.align_bytes)
+ARG_ALIGN = 256           # the runtime places every array at a 256-byte boundary
+
+
+@dataclass(frozen=True)
+class LowerMemory:
+    """tt.load / tt.store / tt.atomic_* / descriptor loads and stores -> mtia DMA ops."""
+    name: str = "lower-memory"
+
+    def run(self, module) -> None:
+        for func in module.functions:
+            targets = [op for op in func.walk() if op.name in _HANDLERS]
+            for op in targets:
+                _HANDLERS[op.name](op)
+        erase_dead(module)
+
+
+# ---- scalar materialisation ----------------------------------------------------------------------
+
+def _i64(b: Builder, v: Value) -> Value:
+    t = v.type
+    if t == T.i64:
+        return v
+    if t.is_int() and t.int_bitwidth < 64:
+        return b.create1(Op.EXTUI if (t.is_int_unsigned() or t == T.i1) else Op.EXTSI, [v], T.i64)
+    if t == T.u64:
+        return b.create1(Op.BITCAST, [v], T.i64)
+    raise AssertionError(f"not an integer: {t.ir}")
+
+
+def materialize(b: Builder, p: Poly) -> Value:
+    """i64 scalar code computing the polynomial (constants folded; CSE removes repeats)."""
+    acc = None
+    const = 0
+    for mono, c in p.terms:
+        if not mono:
+            const += c
+            continue
+        term = None
+        for v in mono:
+            x = _i64(b, v)
+            term = x if term is None else b.create1(Op.MULI, [term, x], T.i64)
+        if c != 1:
+            term = b.create1(Op.MULI, [term, b.constant(c, T.i64)], T.i64)
+        acc = term if acc is None else b.create1(Op.ADDI, [acc, term], T.i64)
+    if acc is None:
+        return b.constant(const, T.i64)
+    if const:
+        acc = b.create1(Op.ADDI, [acc, b.constant(const, T.i64)], T.i64)
+    return acc
+
+
+def _divisibility(v: Value) -> int:
+    """A known divisor of a scalar integer value (1 when nothing is known)."""
+    op = v.owner
+    if hasattr(op, "name"):
+        if op.name == Op.CONSTANT:
+            c = op.attrs.get("value")
+            return abs(c) if isinstance(c, int) and c else 1 << 30
+        if op.name == Op.MULI:
+            return min(_divisibility(op.operands[0]) * _divisibility(op.operands[1]), 1 << 30)
+        if op.name in (Op.EXTSI, Op.EXTUI):
+            return _divisibility(op.operands[0])
+        return 1
+    func = getattr(op, "parent_op", None)      # a function argument: tt.divisibility hint
+    if func is not None and func.name == Op.FUNC:
+        attrs = (func.attrs.get("arg_attrs") or [{}] * (v.index + 1))[v.index] or {}
+        return attrs.get("tt.divisibility", 1)
+    return 1
+
+
+def _aligned(root: Value, base: Poly, isz: int) -> bool:
+    """Whether root + base * isz is provably ALIGN-byte aligned."""
+    g = 0
+    for mono, c in base.terms:
+        d = abs(c)
+        for v in mono:
+            d *= _divisibility(v)
+        g = gcd(g, d * isz)
+    if g and g % ALIGN:
+        return False
+    return _root_aligned(root)
+
+
+def _root_aligned(root: Value) -> bool:
+    op = root.owner
+    if not hasattr(op, "name"):
+        return getattr(op, "parent_op", None) is not None and op.parent_op.name == Op.FUNC
+    return False
+
+
+def _uniform_scalar(v: Value) -> tuple[bool, object]:
+    """(True, constant or scalar Value) when every element of block v is the same, else (False, None)."""
+    op = v.owner
+    if hasattr(op, "name"):
+        if op.name == Op.CONSTANT:
+            return True, op.attrs["value"]
+        if op.name == Op.SPLAT:
+            c = constant_value(op.operands[0])
+            return True, op.operands[0] if c is None else c
+        if op.name == Op.BROADCAST:
+            return _uniform_scalar(op.operands[0])
+    return False, None
+
+
+# ---- loads and stores ----------------------------------------------------------------------------
+
+def _box_operands(b: Builder, aff: Affine, box: BoxMask, shape) -> tuple[Value, list, list]:
+    """(base pointer, stride values, valid values) for a box over `shape`."""
+    base = materialize(b, aff.base)
+    ptr = b.create1(Op.ADDPTR, [aff.root, base], aff.root.type)
+    strides = [materialize(b, s) for s in aff.strides]
+    valid = []
+    for d, n in enumerate(shape):
+        v = None
+        for bd in box.bounds:
+            if bd.dim != d:
+                continue
+            lim = materialize(b, bd.limit)
+            if bd.coef != 1:            # ceil(limit / coef)
+                lim = b.create1(Op.ADDI, [lim, b.constant(bd.coef - 1, T.i64)], T.i64)
+                lim = b.create1(Op.DIVSI, [lim, b.constant(bd.coef, T.i64)], T.i64)
+            v = lim if v is None else b.create1(Op.MINSI, [v, lim], T.i64)
+        valid.append(v if v is not None else b.constant(n, T.i64))
+    for bd in box.bounds:               # index-free conditions: everything or nothing
+        if bd.dim is None:
+            ok = b.create1(Op.CMPI, [b.constant(0, T.i64), materialize(b, bd.limit)], T.i1, {"predicate": "slt"})
+            ok = b.create1(Op.EXTUI, [ok], T.i64)
+            if valid:
+                valid[0] = b.create1(Op.MULI, [valid[0], ok], T.i64)
+    return ptr, strides, valid
+
+
+def _broadcast_dims(aff: Affine, box: BoxMask) -> list[int]:
+    """Dimensions along which the address never moves and the mask does not look: load them once."""
+    masked = {bd.dim for bd in box.bounds}
+    return [d for d, s in enumerate(aff.strides) if not s and aff.shape[d] > 1 and d not in masked]
+
+
+def _lower_load(op: Operation) -> None:
+    ptr = op.operands[0]
+    if not ptr.type.is_block():
+        return                                            # a scalar load: the control core's
+    mask = op.operands[1] if len(op.operands) > 1 else None
+    other = op.operands[2] if len(op.operands) > 2 else None
+    b = Builder()
+    b.set_insertion_point_before(op)
+    b.loc = op.loc
+    aff = analyze(ptr)
+    box = BoxMask(tuple(ptr.type.shape)) if mask is None else analyze_mask(mask)
+    uniform_other, pad = (True, 0) if other is None else _uniform_scalar(other)
+    if aff is not None and aff.root is not None and box is not None:
+        out_t = op.result.type
+        shape = tuple(out_t.shape)
+        bdims = _broadcast_dims(aff, box)
+        ld_shape = tuple(1 if d in bdims else n for d, n in enumerate(shape))
+        p, strides, valid = _box_operands(b, aff, box, ld_shape)
+        isz = ptr.type.scalar.element_ty.itemsize
+        operands = [p, *strides, *valid]
+        attrs = {"rank": len(shape), "unaligned": not _aligned(aff.root, aff.base, isz)}
+        if uniform_other and not isinstance(pad, Value):
+            attrs["pad"] = pad
+        elif uniform_other:
+            operands.append(pad)
+        val = b.create1(D.LOAD_BOX, operands, out_t.with_shape(ld_shape), attrs)
+        if bdims:
+            val = b.create1(Op.BROADCAST, [val], out_t)
+        if not uniform_other:                             # a varying `other`: select after the load
+            val = b.create1(Op.SELECT, [mask, val, other], out_t)
+        op.result.replace_all_uses_with(val)
+        op.erase()
+        return
+    root, offs = split_pointer(b, ptr, op)
+    operands = [root, offs]
+    attrs = {"has_mask": mask is not None, "has_other": False}
+    if mask is not None:
+        operands.append(mask)
+    if uniform_other and not isinstance(pad, Value):
+        attrs["pad"] = pad
+    elif other is not None:
+        attrs["has_other"] = True
+        operands.append(other if not uniform_other else b.create1(Op.SPLAT, [pad], op.result.type))
+    val = b.create1(D.GATHER, operands, op.result.type, attrs)
+    op.result.replace_all_uses_with(val)
+    op.erase()
+
+
+def _lower_store(op: Operation) -> None:
+    ptr, value = op.operands[0], op.operands[1]
+    if not ptr.type.is_block():
+        return
+    mask = op.operands[2] if len(op.operands) > 2 else None
+    b = Builder()
+    b.set_insertion_point_before(op)
+    b.loc = op.loc
+    aff = analyze(ptr)
+    box = BoxMask(tuple(ptr.type.shape)) if mask is None else analyze_mask(mask)
+    if aff is not None and aff.root is not None and box is not None:
+        p, strides, valid = _box_operands(b, aff, box, tuple(ptr.type.shape))
+        isz = ptr.type.scalar.element_ty.itemsize
+        b.create(D.STORE_BOX, [p, value, *strides, *valid], [],
+                 {"rank": len(ptr.type.shape), "unaligned": not _aligned(aff.root, aff.base, isz)})
+    else:
+        root, offs = split_pointer(b, ptr, op)
+        b.create(D.SCATTER, [root, offs, value] + ([mask] if mask is not None else []), [],
+                 {"has_mask": mask is not None})
+    op.erase()
+
+
+_RMW = {"add": "add", "fadd": "add", "max": "max", "umax": "max", "min": "min", "umin": "min",
+        "xchg": "xchg", "and": "and", "or": "or", "xor": "xor"}
+
+
+def _scalar_to_block(b: Builder, v: Value) -> Value:
+    return v if v.type.is_block() else b.create1(Op.SPLAT, [v], v.type.with_shape((1,)))
+
+
+def _lower_atomic(op: Operation) -> None:
+    b = Builder()
+    b.set_insertion_point_before(op)
+    b.loc = op.loc
+    scalar = not op.operands[0].type.is_block()
+    ptr = _scalar_to_block(b, op.operands[0])
+    if op.name == Op.ATOMIC_CAS:
+        cmp, val = (_scalar_to_block(b, v) for v in op.operands[1:3])
+        root, offs = split_pointer(b, ptr, op)
+        res = b.create1(D.CAS, [root, offs, cmp, val], cmp.type)
+    else:
+        val = _scalar_to_block(b, op.operands[1])
+        mask = op.operands[2] if len(op.operands) > 2 else None
+        if mask is not None:
+            mask = _scalar_to_block(b, mask)
+        root, offs = split_pointer(b, ptr, op)
+        kind = _RMW[op.attrs["atomic_rmw_op"]]
+        res = b.create1(D.ATOMIC, [root, offs, val] + ([mask] if mask is not None else []), val.type,
+                        {"kind": kind, "has_mask": mask is not None})
+    if scalar:
+        res = b.create1(D.TO_SCALAR, [res], op.result.type)
+    op.result.replace_all_uses_with(res)
+    op.erase()
+
+
+# ---- tensor descriptors --------------------------------------------------------------------------
+
+def _desc_parts(desc: Value):
+    op = desc.owner
+    if not hasattr(op, "name") or op.name != Op.MAKE_TENSOR_DESCRIPTOR:
+        raise error_at(op if hasattr(op, "loc") else None,
+                       "a tensor descriptor must come from tl.make_tensor_descriptor in the same kernel")
+    rank = (len(op.operands) - 1) // 2
+    return op.operands[0], op.operands[1:1 + rank], op.operands[1 + rank:]
+
+
+def _desc_box(b: Builder, desc: Value, offsets) -> tuple[Value, list, list]:
+    base, sizes, strides = _desc_parts(desc)
+    addr = None
+    for o, s in zip(offsets, strides):
+        t = b.create1(Op.MULI, [_i64(b, o), _i64(b, s)], T.i64)
+        addr = t if addr is None else b.create1(Op.ADDI, [addr, t], T.i64)
+    ptr = b.create1(Op.ADDPTR, [base, addr], base.type)
+    valid = [b.create1(Op.SUBI, [_i64(b, n), _i64(b, o)], T.i64) for n, o in zip(sizes, offsets)]
+    return ptr, [_i64(b, s) for s in strides], valid
+
+
+def _lower_desc_load(op: Operation) -> None:
+    b = Builder()
+    b.set_insertion_point_before(op)
+    b.loc = op.loc
+    ptr, strides, valid = _desc_box(b, op.operands[0], op.operands[1:])
+    val = b.create1(D.LOAD_BOX, [ptr, *strides, *valid], op.result.type,
+                    {"rank": len(strides), "unaligned": True, "pad": 0})
+    op.result.replace_all_uses_with(val)
+    op.erase()
+
+
+def _lower_desc_store(op: Operation) -> None:
+    b = Builder()
+    b.set_insertion_point_before(op)
+    b.loc = op.loc
+    ptr, strides, valid = _desc_box(b, op.operands[0], op.operands[2:])
+    b.create(D.STORE_BOX, [ptr, op.operands[1], *strides, *valid], [], {"rank": len(strides), "unaligned": True})
+    op.erase()
+
+
+# ---- pointer blocks as (root, offsets) -----------------------------------------------------------
+
+def _offs_type(t, shape):
+    return T.BlockType(tuple(shape), t)
+
+
+def split_pointer(b: Builder, ptr: Value, user: Operation) -> tuple[Value, Value]:
+    """(scalar root pointer, integer block of element offsets from it) with ptr == root + offsets."""
+    r = _split(b, ptr)
+    if r is None:
+        raise error_at(user, "this pointer expression is not supported by the MTIA backend (it must be "
+                             "a scalar pointer plus integer offsets)")
+    root, offs = r
+    if offs is None:
+        offs = b.constant(0, _offs_type(T.i32, ptr.type.shape))
+    return root, offs
+
+
+def _split(b: Builder, p: Value):
+    op = p.owner
+    if not hasattr(op, "name"):
+        return None
+    name = op.name
+    if name == Op.SPLAT:
+        return op.operands[0], None
+    if name == Op.ADDPTR:
+        r = _split(b, op.operands[0])
+        if r is None:
+            return None
+        root, offs = r
+        o = op.operands[1]
+        if offs is None:
+            return root, o
+        if offs.type.scalar != o.type.scalar:
+            offs, o = _widen(b, offs), _widen(b, o)
+        return root, b.create1(Op.ADDI, [offs, o], offs.type)
+    if name in (Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS):
+        r = _split(b, op.operands[0])
+        if r is None:
+            return None
+        root, offs = r
+        if offs is None:
+            return root, None
+        return root, b.create1(name, [offs], _offs_type(offs.type.scalar, p.type.shape), dict(op.attrs))
+    if name == Op.SELECT:
+        x, y = _split(b, op.operands[1]), _split(b, op.operands[2])
+        if x is None or y is None or x[0] is not y[0]:
+            return None
+        shape = p.type.shape
+        ox = x[1] if x[1] is not None else b.constant(0, _offs_type(T.i32, shape))
+        oy = y[1] if y[1] is not None else b.constant(0, _offs_type(T.i32, shape))
+        if ox.type != oy.type:
+            ox, oy = _widen(b, ox), _widen(b, oy)
+        return x[0], b.create1(Op.SELECT, [op.operands[0], ox, oy], ox.type)
+    if name == Op.INT_TO_PTR:           # absolute addresses: offsets from address 0
+        isz = p.type.scalar.element_ty.itemsize
+        addr = _widen(b, op.operands[0])
+        offs = b.create1(Op.DIVSI, [addr, b.constant(isz, addr.type)], addr.type)
+        null = b.create1(Op.INT_TO_PTR, [b.constant(0, T.i64)], p.type.scalar)
+        return null, offs
+    return None
+
+
+def _widen(b: Builder, v: Value) -> Value:
+    t = v.type
+    if t.scalar == T.i64:
+        return v
+    return b.create1(Op.EXTUI if t.scalar.is_int_unsigned() else Op.EXTSI, [v], _offs_type(T.i64, t.shape))
+
+
+_HANDLERS = {
+    Op.LOAD: _lower_load, Op.STORE: _lower_store, Op.ATOMIC_RMW: _lower_atomic, Op.ATOMIC_CAS: _lower_atomic,
+    Op.DESCRIPTOR_LOAD: _lower_desc_load, Op.DESCRIPTOR_STORE: _lower_desc_store,
+}

@@ -1,0 +1,87 @@
+"""A tiny FileCheck for IR text, and its own tests. Other test files import `check_ir` from here.
+
+Directives, one per line of `patterns`:
+  CHECK: text        the next line at or after the cursor that contains `text`
+  CHECK-NEXT: text   the line right after the previous match contains `text`
+  CHECK-NOT: text    no line between the previous match and the next match (or the end) contains it
+  CHECK-LABEL: text  like CHECK
+`{{regex}}` inside text matches a regular expression; everything else matches literally.
+"""
+import re
+
+import pytest
+
+
+def _compile(pattern: str) -> re.Pattern:
+    parts = re.split(r"(\{\{.*?\}\})", pattern.strip())
+    rx = "".join(p[2:-2] if p.startswith("{{") else re.escape(p) for p in parts)
+    return re.compile(rx)
+
+
+def check_ir(text: str, patterns: str) -> None:
+    lines = text.splitlines()
+    cursor = 0            # first line not consumed yet
+    last = -1             # line of the previous positive match
+    pending_not = []
+    for raw in patterns.strip().splitlines():
+        raw = raw.strip()
+        if not raw or raw.startswith("#"):
+            continue
+        m = re.match(r"(CHECK(?:-NEXT|-NOT|-LABEL)?):(.*)$", raw)
+        if not m:
+            raise ValueError(f"not a CHECK directive: {raw!r}")
+        kind, pat = m.group(1), _compile(m.group(2))
+        if kind == "CHECK-NOT":
+            pending_not.append((pat, m.group(2).strip()))
+            continue
+        if kind == "CHECK-NEXT":
+            j = last + 1
+            if j >= len(lines) or not pat.search(lines[j]):
+                got = lines[j] if j < len(lines) else "<end of input>"
+                raise AssertionError(f"CHECK-NEXT: {m.group(2).strip()!r} does not match line {j + 1}: {got!r}"
+                                     f"\n--- input ---\n{text}")
+        else:
+            j = next((i for i in range(cursor, len(lines)) if pat.search(lines[i])), None)
+            if j is None:
+                raise AssertionError(f"{kind}: {m.group(2).strip()!r} not found after line {cursor}"
+                                     f"\n--- input ---\n{text}")
+        _check_nots(lines, pending_not, cursor, j, text)
+        pending_not = []
+        last, cursor = j, j + 1
+    _check_nots(lines, pending_not, cursor, len(lines), text)
+
+
+def _check_nots(lines, nots, start, end, text):
+    for pat, src in nots:
+        for i in range(start, end):
+            if pat.search(lines[i]):
+                raise AssertionError(f"CHECK-NOT: {src!r} matched line {i + 1}: {lines[i]!r}\n--- input ---\n{text}")
+
+
+TEXT = """a = 1
+b = add a, a
+c = mul b, b
+d = sub c, a"""
+
+
+def test_check_and_next():
+    check_ir(TEXT, """
+        CHECK: add
+        CHECK-NEXT: mul
+        CHECK: sub
+    """)
+
+
+def test_check_regex_and_not():
+    check_ir(TEXT, """
+        CHECK: a = {{[0-9]+}}
+        CHECK-NOT: div
+        CHECK: d =
+    """)
+
+
+@pytest.mark.parametrize("patterns", ["CHECK: div", "CHECK: mul\nCHECK-NEXT: add", "CHECK: a = 1\nCHECK-NOT: mul\nCHECK: sub",
+                                      "CHECK: sub\nCHECK: add"])
+def test_failures_are_reported(patterns):
+    with pytest.raises(AssertionError):
+        check_ir(TEXT, patterns)
