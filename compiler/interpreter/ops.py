@@ -276,8 +276,8 @@ def _fp_to_fp(ctx, op, args):
 @defines(Op.BITCAST, Op.PTR_BITCAST)
 def _bitcast(ctx, op, args):
     dt = np_type(op.result.type)
-    x = np.ascontiguousarray(args[0])
-    return [x.view(dt).reshape(x.shape)]
+    x = np.asarray(args[0])
+    return [np.ascontiguousarray(x).view(dt).reshape(x.shape)]   # (ascontiguousarray makes 0-d 1-d)
 
 
 # --- shapes -----------------------------------------------------------------------------------------

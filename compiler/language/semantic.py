@@ -241,7 +241,7 @@ class Semantic:
         a, b = _as_tensor(self.to_tensor(a)), _as_tensor(self.to_tensor(b))
         if not a.type.scalar.is_floating() or not b.type.scalar.is_floating():
             raise TypeError("both operands of fdiv must have floating scalar type")
-        a, b = self.binary_operands(a, b, False, False, False, True)
+        a, b = self.binary_operands(a, b, div_or_mod=True)
         return self._op(Op.PRECISE_DIVF if ieee_rounding else Op.DIVF, [a, b], a.type)
 
     def minus(self, x) -> tensor:

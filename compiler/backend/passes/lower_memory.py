@@ -51,26 +51,42 @@ def _i64(b: Builder, v: Value) -> Value:
     raise AssertionError(f"not an integer: {t.ir}")
 
 
+def _monomial(b: Builder, mono, c: int) -> Value:
+    term = None
+    for v in mono:
+        x = _i64(b, v)
+        term = x if term is None else b.create1(Op.MULI, [term, x], T.i64)
+    if c != 1:
+        term = b.create1(Op.MULI, [term, b.constant(c, T.i64)], T.i64)
+    return term
+
+
 def materialize(b: Builder, p: Poly) -> Value:
-    """i64 scalar code computing the polynomial (constants folded; CSE removes repeats)."""
+    """i64 scalar code computing the polynomial: positive terms added, negative ones subtracted
+    (constants folded; CSE removes repeats)."""
+    const = p.value
+    pos = [(m, c) for m, c in p.terms if m and c > 0]
+    neg = [(m, -c) for m, c in p.terms if m and c < 0]
     acc = None
-    const = 0
-    for mono, c in p.terms:
-        if not mono:
-            const += c
-            continue
-        term = None
-        for v in mono:
-            x = _i64(b, v)
-            term = x if term is None else b.create1(Op.MULI, [term, x], T.i64)
-        if c != 1:
-            term = b.create1(Op.MULI, [term, b.constant(c, T.i64)], T.i64)
-        acc = term if acc is None else b.create1(Op.ADDI, [acc, term], T.i64)
+    for m, c in pos:
+        t = _monomial(b, m, c)
+        acc = t if acc is None else b.create1(Op.ADDI, [acc, t], T.i64)
     if acc is None:
-        return b.constant(const, T.i64)
+        if not neg:
+            return b.constant(const, T.i64)
+        acc, const = b.constant(const, T.i64), 0
+    for m, c in neg:
+        acc = b.create1(Op.SUBI, [acc, _monomial(b, m, c)], T.i64)
     if const:
         acc = b.create1(Op.ADDI, [acc, b.constant(const, T.i64)], T.i64)
     return acc
+
+
+def offset_pointer(b: Builder, root: Value, p: Poly) -> Value:
+    """root + p elements (root itself when p is zero)."""
+    if not p:
+        return root
+    return b.create1(Op.ADDPTR, [root, materialize(b, p)], root.type)
 
 
 def _divisibility(v: Value) -> int:
@@ -130,8 +146,7 @@ def _uniform_scalar(v: Value) -> tuple[bool, object]:
 
 def _box_operands(b: Builder, aff: Affine, box: BoxMask, shape) -> tuple[Value, list, list]:
     """(base pointer, stride values, valid values) for a box over `shape`."""
-    base = materialize(b, aff.base)
-    ptr = b.create1(Op.ADDPTR, [aff.root, base], aff.root.type)
+    ptr = offset_pointer(b, aff.root, aff.base)
     strides = [materialize(b, s) for s in aff.strides]
     valid = []
     for d, n in enumerate(shape):
