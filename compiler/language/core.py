@@ -31,6 +31,10 @@ def block_type(element_ty, shape) -> BlockType:
     return BlockType(tuple(int(_unwrap(s)) for s in shape), _unwrap(element_ty))
 
 
+pointer_type.__triton_constexpr_function__ = True   # callable in kernels on compile-time values
+block_type.__triton_constexpr_function__ = True
+
+
 # --- builtins -------------------------------------------------------------------------------------
 
 def builtin(fn):

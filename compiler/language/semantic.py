@@ -113,8 +113,9 @@ class Semantic:
                         div_or_mod=False) -> tuple[tensor, tensor]:
         lhs_scalar, rhs_scalar = is_number(lhs), is_number(rhs)
         lv, rv = _unwrap(lhs), _unwrap(rhs)
-        lhs_t = self.to_tensor(lhs) if lhs_scalar else _as_tensor(lhs)
-        rhs_t = self.to_tensor(rhs) if rhs_scalar else _as_tensor(rhs)
+        # a weak scalar only contributes its literal type here; its constant is emitted once, below
+        lhs_t = _Typed(T.literal_type(lv)) if lhs_scalar else _as_tensor(lhs)
+        rhs_t = _Typed(T.literal_type(rv)) if rhs_scalar else _as_tensor(rhs)
         lty, rty = lhs_t.type.scalar, rhs_t.type.scalar
         _check_ptr(lty, rty, allow_lhs_ptr)
         _check_ptr(rty, lty, allow_rhs_ptr)
@@ -128,8 +129,16 @@ class Semantic:
                                      "scalar. Perform a explicit cast on one of them.")
                 if ret.is_int() and not (ret.get_int_min_value() <= v <= ret.get_int_max_value()):
                     raise ValueError(f"Scalar {v} is out of range for type {ret}")
-            lhs_t = self.constant(lv, ret) if lhs_scalar else self.cast(lhs_t, ret)
-            rhs_t = self.constant(rv, ret) if rhs_scalar else self.cast(rhs_t, ret)
+            # a weak scalar becomes a constant of the other operand's shape directly (no splat)
+            lhs_t = lhs_t if lhs_scalar else self.cast(lhs_t, ret)
+            rhs_t = rhs_t if rhs_scalar else self.cast(rhs_t, ret)
+            if lhs_scalar:
+                lhs_t = self.constant(lv, ret.with_shape(rhs_t.type.shape if not rhs_scalar else ()))
+            if rhs_scalar:
+                rhs_t = self.constant(rv, ret.with_shape(lhs_t.type.shape))
+        else:
+            lhs_t = self.to_tensor(lv) if lhs_scalar else lhs_t
+            rhs_t = self.to_tensor(rv) if rhs_scalar else rhs_t
         return self.broadcast_pair(lhs_t, rhs_t)
 
     # --- broadcasting -------------------------------------------------------------------------
@@ -922,6 +931,12 @@ class Semantic:
 
 
 # --- helpers ----------------------------------------------------------------------------------------
+
+class _Typed:
+    """Stands for a weak scalar during promotion: only its type matters there."""
+    def __init__(self, type):
+        self.type = type
+
 
 def _as_tensor(x) -> tensor:
     x = _unwrap(x)

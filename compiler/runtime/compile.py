@@ -1,6 +1,8 @@
 """Compile a @jit function for one specialisation: frontend -> verify -> pass pipeline -> CompiledKernel."""
 from __future__ import annotations
 
+import os
+
 from ..errors import CompilationError
 from ..frontend import generate_ir
 from ..ir import print_module, verify
@@ -8,6 +10,10 @@ from ..ir.ops import VerifyError
 from ..ir.passes import DEFAULT_PIPELINE, run_pipeline
 from ..ir.types import parse_type_name
 from .compiled import CompiledKernel
+
+# When true, every compile also checks that each printed IR stage parses back to the same text
+# (the test suite turns it on; it costs a parse per stage).
+CHECK_ROUNDTRIP = os.environ.get("MTIA_CHECK_IR_ROUNDTRIP") == "1"
 
 
 def compile_ir(jitfn, arg_types: dict, constexprs: dict, arg_attrs: dict, passes=None) -> CompiledKernel:
@@ -20,9 +26,24 @@ def compile_ir(jitfn, arg_types: dict, constexprs: dict, arg_attrs: dict, passes
     stages = {"source": src.source, "ir.frontend": print_module(module)}
     stages.update(run_pipeline(module, passes if passes is not None else DEFAULT_PIPELINE))
     stages["ir"] = print_module(module)
+    if CHECK_ROUNDTRIP:
+        check_roundtrip(stages)
     names = [n for n in (p.name for p in src.params) if n in arg_types]
     return CompiledKernel(src.name, module, names, {n: arg_types[n].ir for n in names}, dict(constexprs),
                           src.source, src.file, stages)
+
+
+def check_roundtrip(stages: dict) -> None:
+    """Raise if a printed IR stage does not parse back to the same text (or does not verify)."""
+    from ..ir import parse_module
+    for name, text in stages.items():
+        if not name.startswith("ir"):
+            continue
+        module = parse_module(text)
+        verify(module)
+        again = print_module(module)
+        if again != text:
+            raise CompilationError(f"internal error: IR stage {name!r} does not round-trip through the parser")
 
 
 def compile(fn, signature: dict | None = None, constexprs: dict | None = None, attrs: dict | None = None,

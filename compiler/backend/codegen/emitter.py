@@ -1,0 +1,60 @@
+"""Where codegen writes: instructions over virtual registers, labels, and the C++ listing beside.
+
+`VReg`s stand for registers until `regalloc` maps them onto x1..x31 / f0..f31. A `Proto` is an
+instruction class with its operand values (VRegs where registers go), turned into a real
+`isa` instruction once registers are known.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class VReg:
+    """A virtual register of class 'x' (integers, pointers, booleans) or 'f' (floats)."""
+    __slots__ = ("cls", "n", "hint")
+
+    def __init__(self, cls: str, n: int, hint: str | None = None):
+        self.cls, self.n, self.hint = cls, n, hint
+
+    def __repr__(self) -> str:
+        return f"%{self.cls}{self.n}" + (f"({self.hint})" if self.hint else "")
+
+
+@dataclass
+class Proto:
+    cls: type
+    fields: dict
+    comment: str = ""
+
+
+@dataclass
+class Label:
+    name: str
+
+
+@dataclass
+class Emitter:
+    code: list = field(default_factory=list)
+    cpp: list = field(default_factory=list)
+    indent: int = 1
+    _n: int = 0
+    _labels: int = 0
+
+    def vreg(self, cls: str, hint: str | None = None) -> VReg:
+        self._n += 1
+        return VReg(cls, self._n, hint)
+
+    def emit(self, cls, comment: str = "", **fields) -> Proto:
+        p = Proto(cls, fields, comment)
+        self.code.append(p)
+        return p
+
+    def new_label(self, stem: str) -> str:
+        self._labels += 1
+        return f"{stem}_{self._labels}"
+
+    def place(self, name: str) -> None:
+        self.code.append(Label(name))
+
+    def line(self, text: str) -> None:
+        self.cpp.append("  " * self.indent + text)

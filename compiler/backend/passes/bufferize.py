@@ -1,0 +1,373 @@
+"""Bufferize: give every block value a place in the local store, as a slot of a circular buffer.
+
+Each `Storage` becomes one CB. A value lives in a storage with a tile dtype and shape (`Loc`):
+- most ops produce a fresh storage (their engine pushes a slot);
+- expand_dims / reshape are views (same bytes, another shape); a broadcast read only by SE ops
+  is a view with its smaller shape (the SE broadcasts); a transpose read only by tl.dot is a view
+  the DPE reads transposed;
+- a splat or constant block is *uniform*: no storage, the SE takes it as a scalar operand; it is
+  filled into a storage only when some reader needs a tile;
+- an element-wise op whose input dies there writes its result in place over that input (`acc`),
+  which is also how loop-carried accumulators stay in one slot across iterations.
+Each storage is popped by its last reader in the block that defines it, or by a `cb.pop` after
+the loop or `if` that reads it last. The plan is attached to the function (`func.mtia_plan`) and
+each op that produces a storage is annotated with `cb = N` so the printed IR shows the result.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...ir import Op
+from ...ir.core import Block, Operation, Value
+from ...ir.ops import OP_DEFS
+from .. import dialect as D
+from .util import error_at
+
+VIEW_OPS = (Op.EXPAND_DIMS, Op.RESHAPE)
+SCALAR_FROM_TILE = (D.TO_SCALAR,)
+
+
+@dataclass
+class Storage:
+    id: int
+    name: str
+    nbytes: int
+    home: Block
+    defined_by: Operation | None
+    loop_depth: int
+    producer: str = "se"            # engine that fills it ("dma" storages get deeper buffering)
+    line: int | None = None
+    slots: int = 1
+    base: int = 0
+    values: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Loc:
+    """Where a value lives: storage `sid`, seen as a `dtype` tile of `shape`, maybe transposed."""
+    sid: int
+    dtype: str
+    shape: tuple[int, ...]
+    trans: bool = False
+
+
+@dataclass(frozen=True)
+class Uniform:
+    """A block whose elements are all one scalar: a constant or a scalar SSA value."""
+    value: object
+
+
+@dataclass
+class Plan:
+    storages: list[Storage] = field(default_factory=list)
+    loc: dict = field(default_factory=dict)            # Value -> Loc | Uniform
+    inplace: dict = field(default_factory=dict)        # op -> sid it overwrites (its result's storage)
+    fill_at_def: set = field(default_factory=set)      # uniform values materialised into a storage
+    pops: dict = field(default_factory=dict)           # op -> [sid] the op pops (its last read)
+    pop_after: dict = field(default_factory=dict)      # op -> [sid] popped by cb.pop after the op
+    init_copies: dict = field(default_factory=dict)    # loop -> [(carried sid, init value)]
+    yield_copies: dict = field(default_factory=dict)   # yield op -> [(target sid, value, mode)]
+    carried: dict = field(default_factory=dict)        # loop -> {iter index: sid}
+    fetch: set = field(default_factory=set)            # 0-d tile values also wanted in a register
+
+    def storage(self, v: Value) -> Storage | None:
+        loc = self.loc.get(v)
+        return self.storages[loc.sid] if isinstance(loc, Loc) else None
+
+
+def dtype_of(t) -> str:
+    s = t.scalar
+    return "i64" if s.is_ptr() else s.ir
+
+
+def nbytes(dtype: str, shape) -> int:
+    from isa.types import itemsize
+    n = itemsize(dtype)
+    for d in shape:
+        n *= d
+    return n
+
+
+def tile_shape(t) -> tuple[int, ...]:
+    """A 0-d value kept in the local store is a one-element tile."""
+    return tuple(t.shape) or (1,)
+
+
+def is_se(op: Operation) -> bool:
+    """An element-wise op on blocks: the SE runs it and broadcasts its operands."""
+    d = OP_DEFS.get(op.name)
+    return bool(d and d.elementwise and op.results and op.results[0].type.is_block()) \
+        and op.name not in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST)
+
+
+def _tile_user_needs_full(op: Operation, operand_index: int) -> bool:
+    """Whether this reader needs the operand as a full tile (not a broadcast view or a scalar)."""
+    return not is_se(op)
+
+
+@dataclass(frozen=True)
+class Bufferize:
+    name: str = "bufferize"
+
+    def run(self, module) -> None:
+        for func in module.functions:
+            plan = Plan()
+            _Planner(plan).block(func.body, 0)
+            _deaths(plan)
+            func.mtia_plan = plan
+            for v, loc in plan.loc.items():
+                owner = v.owner
+                if isinstance(loc, Loc) and isinstance(owner, Operation) and owner.name not in VIEW_OPS:
+                    ids = owner.attrs.setdefault("cb", [])
+                    if isinstance(ids, list) and loc.sid not in ids:
+                        ids.append(loc.sid)
+            for op, sid in plan.inplace.items():
+                op.attrs["inplace"] = True
+
+
+class _Planner:
+    def __init__(self, plan: Plan):
+        self.plan = plan
+
+    # ---- storages ---------------------------------------------------------------------------
+    def new_storage(self, v: Value, home: Block, depth: int, producer: str, dtype=None, shape=None) -> Loc:
+        dtype = dtype or dtype_of(v.type)
+        shape = shape or tile_shape(v.type)
+        op = v.owner if isinstance(v.owner, Operation) else None
+        st = Storage(len(self.plan.storages), v.name_hint or _default_name(op), nbytes(dtype, shape), home, op,
+                     depth, producer, op.loc.line if op is not None and op.loc else None)
+        self.plan.storages.append(st)
+        loc = Loc(st.id, dtype, shape)
+        self.map(v, loc)
+        return loc
+
+    def map(self, v: Value, loc) -> None:
+        self.plan.loc[v] = loc
+        if isinstance(loc, Loc):
+            st = self.plan.storages[loc.sid]
+            st.values.append(v)
+            st.nbytes = max(st.nbytes, nbytes(loc.dtype, loc.shape))
+
+    # ---- walking ----------------------------------------------------------------------------
+    def block(self, blk: Block, depth: int) -> None:
+        for op in list(blk.ops):
+            self.op(op, blk, depth)
+
+    def op(self, op: Operation, blk: Block, depth: int) -> None:
+        name = op.name
+        plan = self.plan
+        if name == Op.FOR:
+            self.loop(op, blk, depth)
+            return
+        if name == Op.IF:
+            self.if_(op, blk, depth)
+            return
+        if name == Op.WHILE:
+            for v in list(op.operands) + list(op.results):
+                if v.type.is_block():
+                    raise error_at(op, "a while loop carrying a block of values is not supported by the MTIA "
+                                       "backend yet; carry scalars, or use a for loop")
+            for r in op.regions:
+                self.block(r.block, depth + 1)
+            return
+        if name == Op.YIELD or not op.results:
+            return
+        res = op.results
+        if not any(r.type.is_block() for r in res) and name not in (Op.REDUCE, D.ATOMIC, D.CAS, D.GATHER):
+            return                                       # scalar code
+        if name in (Op.CONSTANT, Op.SPLAT):
+            src = op.attrs["value"] if name == Op.CONSTANT else op.operands[0]
+            if name == Op.SPLAT and isinstance(plan.loc.get(src), Loc):
+                if all(is_se(u.op) for u in res[0].uses):
+                    self.map(res[0], plan.loc[src])      # a splat of a 0-d tile: the SE broadcasts it
+                else:
+                    self.new_storage(res[0], blk, depth, "mlu")
+                return
+            plan.loc[res[0]] = Uniform(src)
+            if any(_tile_user_needs_full(u.op, u.index) for u in res[0].uses):
+                plan.fill_at_def.add(res[0])
+                self.new_storage(res[0], blk, depth, "se")
+            return
+        if name in VIEW_OPS or name == Op.BROADCAST or name == Op.TRANS:
+            if self.view(op, blk, depth):
+                return
+        if is_se(op):
+            self.elementwise(op, blk, depth)
+            return
+        producer = {Op.DOT: "dpe", Op.REDUCE: "re", Op.SCAN: "re", D.LOAD_BOX: "dma", D.GATHER: "dma",
+                    D.ATOMIC: "dma", D.CAS: "dma"}.get(name, "mlu")
+        if name == Op.DOT and self.dot_in_place(op, blk, depth):
+            return
+        for r in res:
+            if r.type.is_block() or name in (Op.REDUCE, D.ATOMIC, D.CAS, D.GATHER):
+                self.new_storage(r, blk, depth, producer)
+                if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
+                    plan.fetch.add(r)
+
+    def view(self, op: Operation, blk: Block, depth: int) -> bool:
+        plan = self.plan
+        src = op.operands[0]
+        sloc = plan.loc.get(src)
+        r = op.results[0]
+        if isinstance(sloc, Uniform):
+            plan.loc[r] = sloc
+            if any(_tile_user_needs_full(u.op, u.index) for u in r.uses):
+                plan.fill_at_def.add(r)
+                self.new_storage(r, blk, depth, "se")
+            return True
+        if sloc is None:
+            return False
+        full = sloc.shape == tile_shape(src.type) and not sloc.trans
+        if op.name in VIEW_OPS and full:
+            self.map(r, Loc(sloc.sid, sloc.dtype, tile_shape(r.type)))
+            return True
+        if op.name == Op.BROADCAST and all(is_se(u.op) for u in r.uses) and not sloc.trans:
+            self.map(r, Loc(sloc.sid, sloc.dtype, sloc.shape))      # the SE broadcasts the smaller tile
+            return True
+        if op.name == Op.TRANS and full and len(src.type.shape) == 2 and r.uses and \
+                all(u.op.name == Op.DOT and u.index < 2 for u in r.uses):
+            self.map(r, Loc(sloc.sid, sloc.dtype, sloc.shape, trans=True))
+            return True
+        return False
+
+    def elementwise(self, op: Operation, blk: Block, depth: int) -> None:
+        r = op.results[0]
+        dtype, shape = dtype_of(r.type), tile_shape(r.type)
+        for i, v in enumerate(op.operands):
+            loc = self.plan.loc.get(v)
+            if isinstance(loc, Loc) and not loc.trans and loc.shape == shape and \
+                    nbytes(loc.dtype, loc.shape) == nbytes(dtype, shape) and self.dies_at(loc.sid, op):
+                self.plan.inplace[op] = loc.sid
+                self.map(r, Loc(loc.sid, dtype, shape))
+                return
+        self.new_storage(r, blk, depth, "se")
+
+    def dot_in_place(self, op: Operation, blk: Block, depth: int) -> bool:
+        acc = op.operands[2]
+        loc = self.plan.loc.get(acc)
+        r = op.results[0]
+        if isinstance(loc, Loc) and not loc.trans and loc.shape == tile_shape(r.type) and \
+                loc.dtype == dtype_of(r.type) and self.dies_at(loc.sid, op):
+            self.plan.inplace[op] = loc.sid
+            self.map(r, Loc(loc.sid, loc.dtype, loc.shape))
+            return True
+        return False
+
+    def dies_at(self, sid: int, op: Operation) -> bool:
+        """Every value in storage `sid` is last read by `op` (in op's block), so op may overwrite it."""
+        blk = op.parent
+        idx = blk.ops.index(op)
+        direct = False
+        for v in self.plan.storages[sid].values:
+            for u in v.uses:
+                a = _ancestor_in(u.op, blk)
+                if a is None:
+                    return False
+                i = blk.ops.index(a)
+                if i > idx:
+                    return False
+                if u.op is op:
+                    direct = True
+        return direct
+
+    # ---- control flow -----------------------------------------------------------------------
+    def loop(self, op: Operation, blk: Block, depth: int) -> None:
+        plan = self.plan
+        body = op.body
+        carried = {}
+        copies = []
+        inits = op.operands[3:]
+        for j, (init, arg) in enumerate(zip(inits, body.args[1:])):
+            if not arg.type.is_block():
+                continue
+            loc = plan.loc.get(init)
+            if isinstance(loc, Loc) and not loc.trans and loc.shape == tile_shape(arg.type) and \
+                    loc.dtype == dtype_of(arg.type) and self.dies_at(loc.sid, op) and \
+                    sum(1 for u in init.uses if u.op is op) == 1:
+                sid = loc.sid                         # the init's storage becomes the accumulator
+            else:
+                sid = self.new_storage(arg, blk, depth, "se").sid
+                plan.storages[sid].values.remove(arg)
+                plan.storages[sid].defined_by = op
+                copies.append((sid, init))
+            carried[j] = sid
+            self.map(arg, Loc(sid, dtype_of(arg.type), tile_shape(arg.type)))
+        plan.init_copies[op] = copies
+        plan.carried[op] = carried
+        self.block(body, depth + 1)
+        y = body.terminator
+        ycopies = []
+        for j, sid in carried.items():
+            v = y.operands[j]
+            loc = plan.loc.get(v)
+            if not (isinstance(loc, Loc) and loc.sid == sid and loc.shape == tile_shape(v.type)):
+                ycopies.append((sid, v, "acc"))
+        plan.yield_copies[y] = ycopies
+        for j, sid in carried.items():
+            self.map(op.results[j], Loc(sid, dtype_of(op.results[j].type), tile_shape(op.results[j].type)))
+
+    def if_(self, op: Operation, blk: Block, depth: int) -> None:
+        plan = self.plan
+        targets = {}
+        for j, r in enumerate(op.results):
+            if r.type.is_block():
+                targets[j] = self.new_storage(r, blk, depth, "se").sid
+        for region in op.regions:
+            self.block(region.block, depth)
+            y = region.block.terminator
+            plan.yield_copies[y] = [(sid, y.operands[j], "push") for j, sid in targets.items()]
+
+
+def _block_user(op: Operation) -> bool:
+    return bool(op.results and op.results[0].type.is_block()) or op.name in (D.STORE_BOX, D.SCATTER)
+
+
+def _ancestor_in(op: Operation, blk: Block) -> Operation | None:
+    while op is not None and op.parent is not blk:
+        op = op.parent_op
+    return op
+
+
+def _default_name(op) -> str:
+    if op is None:
+        return "arg"
+    return op.name.split(".")[-1]
+
+
+def _tile_reader(u, plan: Plan) -> bool:
+    """Whether a use reads the value's tile: scalar code reading a fetched 0-d value does not."""
+    v = u.op.operands[u.index]
+    if v in plan.fetch and not _block_user(u.op) and u.op.name not in (Op.FOR, Op.IF, Op.WHILE, Op.YIELD):
+        return False
+    return True
+
+
+def _deaths(plan: Plan) -> None:
+    """Where each storage is popped: by its last reader in its home block, or after that op."""
+    for st in plan.storages:
+        blk = st.home
+        last, last_i, direct = None, -1, False
+        for v in st.values:
+            for u in v.uses:
+                if not _tile_reader(u, plan):
+                    continue
+                a = _ancestor_in(u.op, blk)
+                if a is None:
+                    continue
+                i = blk.ops.index(a)
+                if i > last_i:
+                    last, last_i, direct = a, i, a is u.op
+                elif i == last_i and a is u.op:
+                    direct = True
+        if last is None:                                  # never read: pop right after it is made
+            anchor = st.defined_by
+            if anchor is not None and anchor.parent is not blk:
+                anchor = _ancestor_in(anchor, blk)
+            if anchor is None:
+                continue
+            plan.pop_after.setdefault(anchor, []).append(st.id)
+            continue
+        if direct and last.name not in (Op.FOR, Op.IF, Op.WHILE) and plan.inplace.get(last) != st.id:
+            plan.pops.setdefault(last, []).append(st.id)
+        else:
+            plan.pop_after.setdefault(last, []).append(st.id)
