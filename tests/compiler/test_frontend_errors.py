@@ -1,0 +1,239 @@
+"""Compile errors: each message names the kernel file:line:col, shows the source line and a caret
+under the column, and carries no trace of the compiler's own code."""
+import inspect
+
+import numpy as np
+import pytest
+
+import compiler as triton
+import compiler.language as tl
+from compiler.errors import CompilationError
+
+F32 = np.zeros(128, np.float32)
+I32 = np.zeros(128, np.int32)
+THIS_FILE = inspect.getsourcefile(lambda: None)
+COMPILER_DIR = inspect.getsourcefile(triton).rsplit("/", 1)[0] + "/"
+SOURCE = open(THIS_FILE).read().splitlines()
+
+
+def where(marker: str) -> tuple[int, str]:
+    """Line number and text of the unique source line containing `marker`."""
+    hits = [i for i, line in enumerate(SOURCE) if marker in line and f"\"{marker}\"" not in line]
+    assert len(hits) == 1, marker
+    return hits[0] + 1, SOURCE[hits[0]]
+
+
+def expect(fn, marker: str, col_of: str, message: str):
+    """Launch `fn` expecting a CompilationError at the line holding `marker`, column of `col_of`."""
+    line, text = where(marker)
+    col = text.index(col_of) + 1
+    with pytest.raises(CompilationError) as info:
+        fn()
+    err = info.value
+    stripped = text.strip()
+    caret = " " * (col - 1 - (len(text) - len(text.lstrip()))) + "^"
+    assert str(err) == f"{THIS_FILE}:{line}:{col}: error: {message}\n    {stripped}\n    {caret}"
+    assert (err.file, err.line, err.col) == (THIS_FILE, line, col)
+    assert err.__cause__ is None and err.__suppress_context__       # raised `from None`
+    assert "Traceback" not in str(err) and COMPILER_DIR not in str(err)
+    return err
+
+
+@triton.jit
+def break_kernel(X, n):
+    for i in range(n):
+        if i > 3:
+            break  # MARK-break
+        tl.store(X + i, 1.0)
+
+
+def test_break_is_unsupported():
+    expect(lambda: break_kernel[(1,)](F32, 8), "MARK-break", "break", "unsupported AST node type: Break")
+
+
+@triton.jit
+def continue_kernel(X, n):
+    i = 0
+    while i < n:
+        i += 1
+        continue  # MARK-continue
+
+
+def test_continue_is_unsupported():
+    expect(lambda: continue_kernel[(1,)](F32, 8), "MARK-continue", "continue", "unsupported AST node type: Continue")
+
+
+@triton.jit
+def pointer_plus_float_kernel(X):
+    p = X + 1.5  # MARK-ptr-float
+    tl.store(p, 0.0)
+
+
+def test_type_error_pointer_plus_float():
+    expect(lambda: pointer_plus_float_kernel[(1,)](F32), "MARK-ptr-float", "X + 1.5",
+           "invalid operands of type pointer<fp32> and fp32")
+
+
+@triton.jit
+def shape_mismatch_kernel(X):
+    a = tl.load(X + tl.arange(0, 32))
+    b = tl.load(X + tl.arange(0, 64))
+    tl.store(X + tl.arange(0, 32), a + b)  # MARK-shape
+
+
+def test_shape_mismatch():
+    expect(lambda: shape_mismatch_kernel[(1,)](F32), "MARK-shape", "a + b",
+           "Cannot make_shape_compatible: incompatible dimensions at index 0: 32 and 64")
+
+
+@triton.jit
+def loop_type_change_kernel(X, n):
+    acc = 0
+    for i in range(n):  # MARK-loop
+        acc += tl.load(X + i)
+    tl.store(X, acc)
+
+
+def test_loop_carried_type_change():
+    expect(lambda: loop_type_change_kernel[(1,)](F32, 4), "MARK-loop", "for",
+           "Loop-carried variable acc has initial type int32 but is re-assigned to fp32 in loop! "
+           "Please make sure that the type stays consistent.")
+
+
+@triton.jit
+def if_type_mismatch_kernel(X, n):
+    if n > 0:  # MARK-if
+        v = 1
+    else:
+        v = 2.0
+    tl.store(X, v)
+
+
+def test_if_branches_with_different_types():
+    expect(lambda: if_type_mismatch_kernel[(1,)](F32, 4), "MARK-if", "if",
+           "Mismatched type for v between then block (int32) and else block (fp32)")
+
+
+@triton.jit
+def unknown_builtin_kernel(X):
+    tl.store(X, sum([1, 2]))  # MARK-sum
+
+
+def test_unknown_python_builtin():
+    expect(lambda: unknown_builtin_kernel[(1,)](F32), "MARK-sum", "sum",
+           "unsupported function 'sum' in a @jit function")
+
+
+def host_helper(x):
+    return x + 1
+
+
+@triton.jit
+def host_function_call_kernel(X):
+    tl.store(X, host_helper(tl.load(X)))  # MARK-host
+
+
+def test_calling_a_plain_python_function():
+    expect(lambda: host_function_call_kernel[(1,)](F32), "MARK-host", "host_helper(",
+           "unsupported function call 'host_helper': only @jit functions, tl builtins and compile-time helpers "
+           "can be called in a @jit function")
+
+
+@triton.jit
+def undefined_name_kernel(X):
+    tl.store(X, not_defined_anywhere)  # noqa: F821  MARK-undefined
+
+
+def test_undefined_name():
+    expect(lambda: undefined_name_kernel[(1,)](F32), "MARK-undefined", "not_defined_anywhere",
+           "NameError: 'not_defined_anywhere' is not defined")
+
+
+@triton.jit
+def runtime_arange_kernel(X, n):
+    tl.store(X + tl.arange(0, n), 1.0)  # MARK-arange
+
+
+def test_arange_needs_constexpr_bounds():
+    expect(lambda: runtime_arange_kernel[(1,)](F32, 8), "MARK-arange", "tl.arange",
+           "arange's arguments must be of type tl.constexpr")
+
+
+@triton.jit
+def non_pow2_kernel(X, B: tl.constexpr):
+    tl.store(X + tl.arange(0, B), 1.0)  # MARK-pow2
+
+
+def test_arange_power_of_two():
+    expect(lambda: non_pow2_kernel[(1,)](F32, B=12), "MARK-pow2", "tl.arange", "arange's range must be a power of 2")
+
+
+@triton.jit
+def return_in_loop_kernel(X, n):
+    for i in range(n):
+        return  # MARK-return
+
+
+def test_return_inside_loop():
+    err = expect(lambda: return_in_loop_kernel[(1,)](F32, 3), "MARK-return", "return",
+                 "Cannot have `return` statements inside `while` or `for` statements in triton (note that this "
+                 "also applies to `return` statements that are inside functions transitively called from within "
+                 "`while`/`for` statements)")
+    assert err.line > 0
+
+
+@triton.jit
+def static_assert_kernel(X, B: tl.constexpr):
+    tl.static_assert(B % 16 == 0, "B must be a multiple of 16")  # MARK-static
+
+
+def test_static_assert():
+    expect(lambda: static_assert_kernel[(1,)](F32, B=8), "MARK-static", "tl.static_assert",
+           "Static assertion failed: B must be a multiple of 16")
+    static_assert_kernel[(1,)](F32, B=32)
+
+
+@triton.jit
+def bad_helper(x):
+    return x // 2.0  # MARK-callee
+
+
+@triton.jit
+def calls_bad_helper_kernel(X):
+    tl.store(X, bad_helper(tl.load(X)))
+
+
+def test_error_in_a_called_function_points_at_the_callee():
+    expect(lambda: calls_bad_helper_kernel[(1,)](F32), "MARK-callee", "x // 2.0",
+           "unexpected type fp32 for floordiv; // is only defined for integers")
+
+
+@triton.jit
+def assign_constexpr_in_loop_kernel(X, n, B: tl.constexpr):
+    for i in range(n):  # MARK-constexpr-loop
+        B = B + 1
+    tl.store(X, B)
+
+
+def test_reassigning_a_constexpr_in_a_runtime_loop():
+    expect(lambda: assign_constexpr_in_loop_kernel[(1,)](F32, 3, B=4), "MARK-constexpr-loop", "for",
+           "cannot reassign constexpr B in the loop")
+
+
+@triton.jit
+def unsupported_index_kernel(X):
+    x = tl.load(X + tl.arange(0, 16))
+    tl.store(X, x[3])  # MARK-index
+
+
+def test_tensor_indexing_with_an_int():
+    expect(lambda: unsupported_index_kernel[(1,)](F32), "MARK-index", "x[3]", "unsupported tensor index: 3")
+
+
+def test_launch_argument_errors_are_plain_type_errors():
+    with pytest.raises(TypeError, match="missing required argument 'n'"):
+        break_kernel[(1,)](F32)
+    with pytest.raises(TypeError, match="unsupported argument type list"):
+        break_kernel[(1,)]([1, 2], 3)
+    with pytest.raises(RuntimeError, match="outside of the scope of a kernel"):
+        break_kernel(F32, 3)
