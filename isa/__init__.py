@@ -5,7 +5,7 @@ where it runs: `scalar` (RISC-V control code), `vector` (RVV), `cb` (circular-bu
 `sync`, and the engines `dma`, `dpe`, `se`, `re`, `mlu`. `Program` holds a stream with its labels,
 circular buffers and arguments, and prints/parses as text assembly and JSON.
 """
-from . import cb, dma, dpe, mlu, re, scalar, se, sync  # noqa: F401  (registers the instructions)
+from . import cb, dma, dpe, mlu, re, scalar, se, sync, vector  # noqa: F401  (registers the instructions)
 from .fields import AsmError
 from .instruction import ENGINES, REGISTRY, UNITS, Instr, format_instr, instr_from_json, instr_to_json, make, parse_instr
 from .program import ArgDecl, CBDecl, Program

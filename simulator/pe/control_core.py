@@ -16,6 +16,7 @@ from ..errors import SanitizerError, SimError
 from ..semantics import SEMANTICS
 from . import command_processor
 from .re import resolve_send
+from .vector_core import VectorCore
 from isa.re import ReSend
 
 SCALAR, ENGINE, BLOCKING = 0, 1, 2
@@ -34,6 +35,7 @@ class ControlCore:
         self.global_load = c.global_load_cycles
         self.x = [0] * 32
         self.f = [0.0] * 32
+        self.vec = VectorCore(pe.cfg)     # RVV registers, vl, vtype
         self.pc = 0
         self.pid = (0, 0, 0)
         self.extra = 0.0             # stall cycles a scalar instruction adds (loads)
@@ -58,6 +60,7 @@ class ControlCore:
             self.pid = pid
             self.x = [0] * 32
             self.f = [0.0] * 32
+            self.vec.reset()
             for reg, val in args_for(pid):
                 if reg[0] == "x":
                     self.x[int(reg[1:])] = val

@@ -22,7 +22,7 @@ def semantics(*classes):
 
 
 def load_all() -> None:
-    from . import dma, dpe, mlu, re, scalar, se  # noqa: F401
+    from . import dma, dpe, mlu, re, scalar, se, vector  # noqa: F401
 
 
 def missing() -> list[str]:
