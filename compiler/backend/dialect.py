@@ -26,8 +26,8 @@ is not a constant. result[i] = ptr[sum(i_k * stride_k)] where every i_k < valid_
 i_k < valid_k. Operands: ptr, value, strides (rank i64), valid extents (rank i64). attrs: rank, unaligned.""",
            operands=("ptr", "value", "args*"), results=0, attrs=("rank",), pure=False)
     define(GATHER, """Element-wise DMA: result[i] = ptr[offsets[i]] where mask[i], else the padding.
-Operands: ptr, offsets (integer block, elements), then mask and other if present (attrs has_mask,
-has_other, pad).""", operands=("ptr", "offsets", "rest*"), pure=False)
+Operands: ptr, offsets (integer block, elements), then mask if present (attrs has_mask, pad: the
+constant for masked-off elements).""", operands=("ptr", "offsets", "rest*"), pure=False)
     define(SCATTER, """Element-wise DMA: ptr[offsets[i]] = value[i] where mask[i]. Operands: ptr, offsets,
 value, then mask if present (attr has_mask).""", operands=("ptr", "offsets", "value", "rest*"),
            results=0, pure=False)

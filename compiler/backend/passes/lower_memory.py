@@ -210,15 +210,14 @@ def _lower_load(op: Operation) -> None:
         return
     root, offs = split_pointer(b, ptr, op)
     operands = [root, offs]
-    attrs = {"has_mask": mask is not None, "has_other": False}
+    attrs = {"has_mask": mask is not None}
     if mask is not None:
         operands.append(mask)
     if uniform_other and not isinstance(pad, Value):
         attrs["pad"] = pad
-    elif other is not None:
-        attrs["has_other"] = True
-        operands.append(other if not uniform_other else b.create1(Op.SPLAT, [pad], op.result.type))
     val = b.create1(D.GATHER, operands, op.result.type, attrs)
+    if other is not None and not (uniform_other and not isinstance(pad, Value)):
+        val = b.create1(Op.SELECT, [mask, val, other], op.result.type)    # `other` where masked off
     op.result.replace_all_uses_with(val)
     op.erase()
 

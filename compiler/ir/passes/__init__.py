@@ -2,6 +2,6 @@
 from .constant_fold import ConstantFold
 from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
-from .pipeline import DEFAULT_PIPELINE, PASSES, run_pipeline
+from .pipeline import DEFAULT_PIPELINE, PASSES, pipeline, run_pipeline
 
-__all__ = ["ConstantFold", "CommonSubexpressionElimination", "DeadCodeElimination", "DEFAULT_PIPELINE", "PASSES", "run_pipeline"]
+__all__ = ["ConstantFold", "CommonSubexpressionElimination", "DeadCodeElimination", "DEFAULT_PIPELINE", "PASSES", "pipeline", "run_pipeline"]

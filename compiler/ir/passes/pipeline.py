@@ -14,8 +14,8 @@ PASSES = {p.name: p for p in (ConstantFold(), CommonSubexpressionElimination(), 
 DEFAULT_PIPELINE = ("constant-fold", "cse", "dce")
 
 
-def run_pipeline(module, passes: Sequence = DEFAULT_PIPELINE, print_after_each: bool = False,
-                 verify_each: bool = True, stream=None) -> dict:
+def pipeline(module, passes: Sequence = DEFAULT_PIPELINE, print_after_each: bool = False,
+             verify_each: bool = True, stream=None) -> dict:
     """Run `passes` (names or pass objects) on `module` in place.
 
     Returns {"ir.<pass name>": IR text after that pass}; with `print_after_each`, also writes each
@@ -31,3 +31,6 @@ def run_pipeline(module, passes: Sequence = DEFAULT_PIPELINE, print_after_each: 
         if print_after_each:
             print(f"// -----// IR Dump After {p.name} //----- //\n{text}", file=stream or sys.stdout)
     return stages
+
+
+run_pipeline = pipeline

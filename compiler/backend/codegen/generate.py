@@ -1,0 +1,469 @@
+"""Codegen: walk the bufferized function and emit the instruction stream (over virtual registers)
+and a readable C++ rendering of it.
+
+Scalar SSA values get virtual registers; block values are tiles of their storages (see
+passes/bufferize.py). Structured control flow becomes branches: a `for` counts its induction
+variable in a register, copies loop-carried scalars at the back edge and block accumulators in
+place; an `if` branches around its regions. After each op, the storages whose last read it is are
+popped by that read (or by an explicit `cb.pop`).
+"""
+from __future__ import annotations
+
+from isa import cb as cbi
+from isa import scalar as s
+from isa import se, sync
+from isa.types import Tile
+
+from ...ir import Op
+from ...ir import types as T
+from ...ir.core import Block, Operation, Value
+from .. import dialect as D
+from ..passes.bufferize import Loc, Plan, Uniform, dtype_of
+from ..passes.util import error_at
+from . import cpp, scalar_ops, tile_ops
+from .emitter import Emitter, Proto, VReg
+
+_LOADS = {"i8": s.Lb, "u8": s.Lbu, "i1": s.Lbu, "i16": s.Lh, "u16": s.Lhu, "i32": s.Lw, "u32": s.Lwu,
+          "i64": s.Ld, "u64": s.Ld}
+_STORES = {"i8": s.Sb, "u8": s.Sb, "i1": s.Sb, "i16": s.Sh, "u16": s.Sh, "i32": s.Sw, "u32": s.Sw,
+           "i64": s.Sd, "u64": s.Sd}
+BIG_IMM = 1 << 53                 # larger integer immediates travel in a register, not as an f64
+
+
+class Codegen:
+    def __init__(self, func: Operation, plan: Plan, cfg):
+        self.func = func
+        self.plan = plan
+        self.cfg = cfg
+        self.e = Emitter()
+        self.regs: dict[Value, VReg] = {}
+        self.args: list[tuple[Value, VReg]] = []
+        self.end_label = "end"
+
+    # ---- errors -----------------------------------------------------------------------------
+    def error(self, op, message: str):
+        return error_at(op, message)
+
+    # ---- scalar values ----------------------------------------------------------------------
+    def def_reg(self, v: Value) -> VReg:
+        r = self.regs.get(v)
+        if r is None:
+            r = self.regs[v] = self.e.vreg("f" if _is_float(v.type) else "x", v.name_hint)
+        return r
+
+    def const_int(self, v: Value):
+        op = v.owner
+        if isinstance(op, Operation) and op.name == Op.CONSTANT and not v.type.is_block():
+            c = op.attrs["value"]
+            if isinstance(c, bool):
+                return int(c)
+            if isinstance(c, int):
+                return c
+        return None
+
+    def const_reg(self, c: int) -> VReg:
+        r = self.e.vreg("x")
+        self.e.emit(s.Li, rd=r, imm=int(c))
+        return r
+
+    def zero(self) -> VReg:
+        return self.const_reg(0)
+
+    def reg(self, v: Value) -> VReg:
+        """The register holding scalar v (constants are materialised where they are used)."""
+        r = self.regs.get(v)
+        if r is not None:
+            return r
+        op = v.owner
+        if isinstance(op, Operation) and op.name == Op.CONSTANT:
+            c = op.attrs["value"]
+            r = self.e.vreg("f" if _is_float(v.type) else "x")
+            if _is_float(v.type):
+                self.e.emit(s.Fli, fd=r, imm=float(c))
+            else:
+                self.e.emit(s.Li, rd=r, imm=_canonical_int(c, v.type))
+            return r
+        raise self.error(op if isinstance(op, Operation) else None,
+                         f"internal error: no register for {v!r} (defined by {getattr(op, 'name', op)})")
+
+    def zext(self, r: VReg, t) -> VReg:
+        bits = t.int_bitwidth if t.is_int() else 64
+        if bits >= 64:
+            return r
+        out = self.e.vreg("x")
+        self.e.emit({8: s.ZextB, 16: s.ZextH, 32: s.ZextW}[bits], rd=out, rs1=r)
+        return out
+
+    def select_into(self, rd: VReg, cond: VReg, pair) -> None:
+        """rd = pair[0] if cond else pair[1], with a branch."""
+        a, b = pair
+        mv = s.FmvS if rd.cls == "f" else s.Mv
+        done = self.e.new_label("sel")
+        fields = ("fd", "fs1") if rd.cls == "f" else ("rd", "rs1")
+        self.e.emit(mv, **{fields[0]: rd, fields[1]: a})
+        self.e.emit(s.Bne, rs1=cond, rs2=self.zero(), target=done)
+        self.e.emit(mv, **{fields[0]: rd, fields[1]: b})
+        self.e.place(done)
+
+    # ---- block values -----------------------------------------------------------------------
+    def tile(self, v: Value, op: Operation, dtype: str | None = None) -> Tile:
+        loc = self.plan.loc.get(v)
+        if not isinstance(loc, Loc):
+            raise self.error(op, f"internal error: {v!r} has no tile (it is {loc!r})")
+        return Tile(loc.sid, "keep", dtype or loc.dtype, loc.shape)
+
+    def scalar_src(self, value):
+        """A scalar engine operand: an immediate, or the register of a scalar SSA value."""
+        if isinstance(value, Value):
+            c = self.const_int(value)
+            if c is not None and abs(c) < BIG_IMM:
+                return float(c)
+            return self.reg(value)
+        if isinstance(value, bool):
+            return float(value)
+        if isinstance(value, int) and abs(value) >= BIG_IMM:
+            return self.const_reg(value)
+        return float(value)
+
+    def src(self, v: Value, op: Operation, dtype: str | None = None):
+        loc = self.plan.loc.get(v)
+        if isinstance(loc, Uniform):
+            return self.scalar_src(loc.value)
+        if loc is None and not v.type.is_block():
+            return self.reg(v)
+        return self.tile(v, op, dtype)
+
+    def is_zero(self, value) -> bool:
+        if isinstance(value, Value):
+            value = self.const_int(value) if self.const_int(value) is not None else _float_const(value)
+        return value is not None and not isinstance(value, Value) and float(value) == 0.0
+
+    def xlist(self, values) -> tuple:
+        out = []
+        for v in values:
+            c = self.const_int(v)
+            out.append(c if c is not None else self.reg(v))
+        return tuple(out)
+
+    def valid(self, values, shape) -> tuple:
+        """Valid extents, or () when every one is the full dimension."""
+        vals = self.xlist(values)
+        if all(isinstance(c, int) and c >= n for c, n in zip(vals, shape)):
+            return ()
+        return vals
+
+    # ---- walking ----------------------------------------------------------------------------
+    def run(self) -> Emitter:
+        e = self.e
+        func = self.func
+        for a in func.body.args:
+            r = self.def_reg(a)
+            self.args.append((a, r))
+        cpp.header(self)
+        self.block(func.body)
+        e.place(self.end_label)
+        e.emit(s.Halt)
+        e.indent = 0
+        e.line("}")
+        return e
+
+    def block(self, blk: Block) -> None:
+        for op in list(blk.ops):
+            self.op(op)
+
+    def op(self, op: Operation) -> None:
+        e = self.e
+        name = op.name
+        start = len(e.code)
+        if name == Op.FOR:
+            self.for_(op)
+        elif name == Op.IF:
+            self.if_(op)
+        elif name == Op.WHILE:
+            self.while_(op)
+        elif name in (Op.YIELD, Op.CONDITION):
+            pass                                     # handled by the enclosing op
+        elif name == Op.RETURN:
+            if op.parent is not self.func.body:
+                e.emit(s.J, target=self.end_label)
+        elif self.plan.loc.get(op.results[0] if op.results else None) is not None or _reads_tiles(op, self.plan):
+            if not tile_ops.lower(self, op):
+                raise self.error(op, f"{name} is not supported by the MTIA backend")
+            cpp.tile_op(self, op, start)
+            self.fetch_results(op)
+        elif name == Op.LOAD:
+            self.scalar_load(op)
+        elif name == Op.STORE:
+            self.scalar_store(op)
+        elif name == Op.PRINT:
+            self.print_(op)
+        elif name == Op.DEBUG_BARRIER:
+            e.emit(sync.Fence)
+            e.line("mtia::fence();")
+        elif name in (Op.ASSERT, Op.ASSUME):
+            pass
+        elif name == Op.CONSTANT:
+            pass                                     # materialised at each use
+        elif scalar_ops.lower(self, op):
+            cpp.scalar_op(self, op)
+        else:
+            raise self.error(op, f"{name} on scalars is not supported by the MTIA backend")
+        self.apply_pops(op, start)
+
+    def fetch_results(self, op: Operation) -> None:
+        """0-d results that scalar code reads: wait for the tile and load it into a register."""
+        for r in op.results:
+            if r in self.plan.fetch:
+                self.fetch(r, self.plan.loc[r].sid, self.plan.loc[r].dtype)
+        if op.name == D.TO_SCALAR:
+            src = self.plan.loc[op.operands[0]]
+            self.fetch(op.results[0], src.sid, src.dtype)
+
+    def fetch(self, v: Value, sid: int, dtype: str) -> None:
+        e = self.e
+        addr = e.vreg("x")
+        e.emit(cbi.CbWait, rd=addr, cb=sid)
+        rd = self.def_reg(v)
+        if dtype == "f32":
+            e.emit(s.Flw, fd=rd, rs1=addr, imm=0)
+        elif dtype in _LOADS:
+            e.emit(_LOADS[dtype], rd=rd, rs1=addr, imm=0)
+        else:
+            raise self.error(v.owner, f"reading a {dtype} result into a scalar register is not supported")
+        e.line(f"{cpp.name(self, v)} = cb_read<{dtype}>(cb{sid});   // wait for the engine, then load")
+
+    def apply_pops(self, op: Operation, start: int) -> None:
+        """The last read of each storage dying at `op` pops it; others get an explicit cb.pop."""
+        e = self.e
+        for sid in self.plan.pops.get(op, ()):
+            if not _mark_last_read(e.code, start, sid):
+                e.emit(cbi.CbPop, cb=sid)
+                e.line(f"cb_pop(cb{sid});")
+        for sid in self.plan.pop_after.get(op, ()):
+            e.emit(cbi.CbPop, cb=sid)
+            e.line(f"cb_pop(cb{sid});   // {self.plan.storages[sid].name} is no longer read")
+
+    # ---- control flow -----------------------------------------------------------------------
+    def for_(self, op: Operation) -> None:
+        e = self.e
+        lb, ub, step = op.operands[:3]
+        body = op.body
+        iv = self.def_reg(body.args[0])
+        e.emit(s.Mv, rd=iv, rs1=self.reg(lb))
+        carried = self.plan.carried.get(op, {})
+        for j, (init, arg) in enumerate(zip(op.operands[3:], body.args[1:])):
+            if j in carried:
+                continue
+            r = self.def_reg(arg)
+            self.copy(r, self.reg(init))
+            self.regs[op.results[j]] = r
+        for sid, init in self.plan.init_copies.get(op, []):
+            self.fill_or_copy(sid, init, op, "push")
+        top, end = e.new_label("for"), e.new_label("endfor")
+        cpp.loop_open(self, op, iv)
+        e.place(top)
+        unsigned = lb.type.is_int_unsigned()
+        e.emit(s.Bgeu if unsigned else s.Bge, rs1=iv, rs2=self.reg(ub), target=end)
+        e.indent += 1
+        self.block(body)
+        y = body.terminator
+        start = len(e.code)
+        for sid, v, mode in self.plan.yield_copies.get(y, []):
+            self.fill_or_copy(sid, v, y, mode)
+        self.apply_pops(y, start)
+        self.parallel_copy([(self.regs[a], y.operands[j]) for j, a in enumerate(body.args[1:]) if j not in carried])
+        c = self.const_int(step)
+        if c is not None:
+            e.emit(s.Addi, rd=iv, rs1=iv, imm=c)
+        else:
+            e.emit(s.Add, rd=iv, rs1=iv, rs2=self.reg(step))
+        scalar_ops.canonicalize(self, iv, lb.type)
+        e.emit(s.J, target=top)
+        e.indent -= 1
+        e.line("}")
+        e.place(end)
+
+    def copy(self, dst: VReg, src: VReg) -> None:
+        if dst.cls == "f":
+            self.e.emit(s.FmvS, fd=dst, fs1=src)
+        else:
+            self.e.emit(s.Mv, rd=dst, rs1=src)
+
+    def parallel_copy(self, pairs) -> None:
+        """dst_j = value_j for all j at once: values that are themselves destinations go via temps."""
+        dests = {d for d, _ in pairs}
+        staged = []
+        for d, v in pairs:
+            r = self.reg(v)
+            if r in dests and r is not d:
+                t = self.e.vreg(r.cls)
+                self.copy(t, r)
+                r = t
+            staged.append((d, r))
+        for d, r in staged:
+            if d is not r:
+                self.copy(d, r)
+
+    def fill_or_copy(self, sid: int, v: Value, op: Operation, mode: str) -> None:
+        """Write value v into storage sid (a push or an in-place overwrite)."""
+        st = self.plan.storages[sid]
+        dtype = dtype_of(v.type)
+        shape = tuple(v.type.shape) or (1,)
+        out = Tile(sid, mode, dtype, shape)
+        loc = self.plan.loc.get(v)
+        if isinstance(loc, Uniform):
+            self.e.emit(se.SeFill, out=out, value=self.scalar_src(loc.value))
+        else:
+            self.e.emit(se.SeMov, out=out, a=self.src(v, op))
+        self.e.line(f"cb{sid} <- {cpp.name(self, v)};   // {st.name}")
+
+    def if_(self, op: Operation) -> None:
+        e = self.e
+        cond = self.reg(op.operands[0])
+        outs = [self.def_reg(r) if not r.type.is_block() else None for r in op.results]
+        else_l, end = e.new_label("else"), e.new_label("endif")
+        e.emit(s.Beq, rs1=cond, rs2=self.zero(), target=else_l)
+        cpp.if_open(self, op)
+        for k, region in enumerate(op.regions):
+            if k == 1:
+                e.emit(s.J, target=end)
+                e.place(else_l)
+                e.indent -= 1
+                e.line("} else {")
+                e.indent += 1
+            self.block(region.block)
+            y = region.block.terminator
+            start = len(e.code)
+            for sid, v, mode in self.plan.yield_copies.get(y, []):
+                self.fill_or_copy(sid, v, y, mode)
+            self.apply_pops(y, start)
+            for r, v in zip(outs, y.operands):
+                if r is not None:
+                    self.copy(r, self.reg(v))
+        if len(op.regions) == 1:
+            e.emit(s.J, target=end)
+            e.place(else_l)
+        e.place(end)
+        e.indent -= 1
+        e.line("}")
+
+    def while_(self, op: Operation) -> None:
+        e = self.e
+        before, after = op.regions[0].block, op.regions[1].block
+        for init, arg in zip(op.operands, before.args):
+            self.copy(self.def_reg(arg), self.reg(init))
+        top, end = e.new_label("while"), e.new_label("endwhile")
+        e.line("while (true) {")
+        e.indent += 1
+        e.place(top)
+        self.block(before)
+        cond = before.terminator
+        for arg, v, res in zip(after.args, cond.operands[1:], op.results):
+            r = self.def_reg(arg)
+            self.copy(r, self.reg(v))
+            self.regs[res] = r
+        e.emit(s.Beq, rs1=self.reg(cond.operands[0]), rs2=self.zero(), target=end)
+        e.line(f"if (!{cpp.name(self, cond.operands[0])}) break;")
+        self.block(after)
+        y = after.terminator
+        self.parallel_copy([(self.regs[a], v) for a, v in zip(before.args, y.operands)])
+        e.emit(s.J, target=top)
+        e.indent -= 1
+        e.line("}")
+        e.place(end)
+
+    # ---- scalar memory and printing ---------------------------------------------------------
+    def scalar_load(self, op: Operation) -> None:
+        e = self.e
+        ptr = op.operands[0]
+        dt = dtype_of(op.result.type)
+        rd = self.def_reg(op.result)
+        mask = op.operands[1] if len(op.operands) > 1 else None
+        skip = None
+        if mask is not None:
+            other = op.operands[2] if len(op.operands) > 2 else None
+            if other is not None:
+                self.copy(rd, self.reg(other))
+            else:
+                (e.emit(s.Fli, fd=rd, imm=0.0) if rd.cls == "f" else e.emit(s.Li, rd=rd, imm=0))
+            skip = e.new_label("skipload")
+            e.emit(s.Beq, rs1=self.reg(mask), rs2=self.zero(), target=skip)
+        if dt == "f32":
+            e.emit(s.Flw, fd=rd, rs1=self.reg(ptr), imm=0)
+        elif dt in _LOADS:
+            e.emit(_LOADS[dt], rd=rd, rs1=self.reg(ptr), imm=0)
+        elif op.result.type.is_ptr():
+            e.emit(s.Ld, rd=rd, rs1=self.reg(ptr), imm=0)
+        else:
+            raise self.error(op, f"a scalar load of {dt} is not supported by the control core (load a block)")
+        if skip:
+            e.place(skip)
+        cpp.scalar_op(self, op)
+
+    def scalar_store(self, op: Operation) -> None:
+        e = self.e
+        ptr, val = op.operands[:2]
+        dt = dtype_of(val.type)
+        skip = None
+        if len(op.operands) > 2:
+            skip = e.new_label("skipstore")
+            e.emit(s.Beq, rs1=self.reg(op.operands[2]), rs2=self.zero(), target=skip)
+        if dt == "f32":
+            e.emit(s.Fsw, fs2=self.reg(val), rs1=self.reg(ptr), imm=0)
+        elif dt in _STORES:
+            e.emit(_STORES[dt], rs2=self.reg(val), rs1=self.reg(ptr), imm=0)
+        else:
+            raise self.error(op, f"a scalar store of {dt} is not supported by the control core (store a block)")
+        if skip:
+            e.place(skip)
+        cpp.scalar_op(self, op)
+
+    def print_(self, op: Operation) -> None:
+        prefix = op.attrs.get("prefix", "")
+        for v in op.operands:
+            if v.type.is_block():
+                continue
+            r = self.reg(v)
+            self.e.emit(sync.DbgPrint, fmt=str(prefix), rs1=r, kind=r.cls)
+        self.e.line(f'device_print("{prefix}", ...);')
+
+
+def _is_float(t) -> bool:
+    return t.is_floating()
+
+
+def _canonical_int(c, t) -> int:
+    c = int(c)
+    if t.is_int() and t != T.i1 and t.int_bitwidth < 64:
+        bits = t.int_bitwidth
+        c &= (1 << bits) - 1
+        if t.is_int_signed() and c >> (bits - 1):
+            c -= 1 << bits
+    elif t == T.u64 and c >= 1 << 63:
+        c -= 1 << 64
+    return c
+
+
+def _float_const(v: Value):
+    op = v.owner
+    if isinstance(op, Operation) and op.name == Op.CONSTANT:
+        return op.attrs["value"]
+    return None
+
+
+def _reads_tiles(op: Operation, plan: Plan) -> bool:
+    return any(isinstance(plan.loc.get(v), Loc) for v in op.operands)
+
+
+def _mark_last_read(code: list, start: int, sid: int) -> bool:
+    """Turn the last `keep` read of storage sid emitted since `start` into a `pop`."""
+    for p in reversed(code[start:]):
+        if not isinstance(p, Proto):
+            continue
+        for name in reversed(list(p.fields)):
+            t = p.fields[name]
+            if isinstance(t, Tile) and t.cb == sid and t.mode == "keep" and t.offset == 0:
+                p.fields[name] = Tile(t.cb, "pop", t.dtype, t.shape)
+                return True
+    return False
+

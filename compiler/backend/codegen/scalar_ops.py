@@ -1,0 +1,218 @@
+"""Scalar IR ops -> RISC-V on the control core.
+
+Integers live in 64-bit registers in canonical form: signed types sign-extended, unsigned types
+zero-extended, i1 as 0/1, so a wrapping op re-extends its result to the type's width (the
+`addw`-style wrap Triton's i32 arithmetic needs). Floats live in f registers as f32.
+"""
+from __future__ import annotations
+
+from isa import scalar as s
+from isa import sync
+
+from ...ir import Op
+from ...ir import types as T
+
+_RR = {Op.ADDI: s.Add, Op.SUBI: s.Sub, Op.MULI: s.Mul, Op.DIVSI: s.Div, Op.DIVUI: s.Divu, Op.REMSI: s.Rem,
+       Op.REMUI: s.Remu, Op.ANDI: s.And, Op.ORI: s.Or, Op.XORI: s.Xor, Op.SHLI: s.Sll, Op.SHRSI: s.Sra,
+       Op.SHRUI: s.Srl, Op.MAXSI: s.Max, Op.MINSI: s.Min}
+_IMM = {s.Add: s.Addi, s.And: s.Andi, s.Or: s.Ori, s.Xor: s.Xori, s.Sll: s.Slli, s.Srl: s.Srli, s.Sra: s.Srai}
+_WRAPS = {Op.ADDI, Op.SUBI, Op.MULI, Op.SHLI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.REMUI, Op.MAXSI, Op.MINSI,
+          Op.ANDI, Op.ORI, Op.XORI, Op.SHRSI, Op.SHRUI}
+_FF = {Op.ADDF: s.FaddS, Op.SUBF: s.FsubS, Op.MULF: s.FmulS, Op.DIVF: s.FdivS, Op.PRECISE_DIVF: s.FdivS,
+       Op.MAXNUMF: s.FmaxS, Op.MINNUMF: s.FminS, Op.MAXIMUMF: s.FmaxS, Op.MINIMUMF: s.FminS}
+
+
+def canonicalize(g, reg, t) -> None:
+    """Re-extend an integer register to its type's width after a wrapping op."""
+    if not t.is_int() or t == T.i1:
+        return
+    bits = t.int_bitwidth
+    if bits == 64:
+        return
+    signed = t.is_int_signed()
+    cls = {(8, True): s.SextB, (16, True): s.SextH, (32, True): s.SextW,
+           (8, False): s.ZextB, (16, False): s.ZextH, (32, False): s.ZextW}[(bits, signed)]
+    g.e.emit(cls, rd=reg, rs1=reg)
+
+
+def lower(g, op) -> bool:
+    """Emit code for a scalar op; False if this module does not handle it."""
+    name = op.name
+    e = g.e
+    if name in _RR:
+        t = op.result.type
+        a, b = op.operands
+        cls = _RR[name]
+        rd = g.def_reg(op.result)
+        bc = g.const_int(b)
+        if cls in _IMM and bc is not None:
+            e.emit(_IMM[cls], rd=rd, rs1=g.reg(a), imm=bc)
+        elif cls is s.Sub and bc is not None:
+            e.emit(s.Addi, rd=rd, rs1=g.reg(a), imm=-bc)
+        else:
+            ra, rb = g.reg(a), g.reg(b)
+            if name in (Op.SHRUI, Op.DIVUI, Op.REMUI, Op.MAXUI, Op.MINUI) and t.int_bitwidth < 64:
+                ra, rb = g.zext(ra, t), g.zext(rb, t)
+            e.emit(cls, rd=rd, rs1=ra, rs2=rb)
+        if name in _WRAPS:
+            canonicalize(g, rd, t)
+        return True
+    if name in (Op.MAXUI, Op.MINUI):
+        a, b = g.reg(op.operands[0]), g.reg(op.operands[1])
+        rd = g.def_reg(op.result)
+        lt = e.vreg("x")
+        e.emit(s.Sltu, rd=lt, rs1=a, rs2=b)
+        g.select_into(rd, lt, (b, a) if name == Op.MAXUI else (a, b))
+        return True
+    if name == Op.CMPI:
+        _cmpi(g, op)
+        return True
+    if name == Op.SELECT:
+        c, a, b = op.operands
+        rd = g.def_reg(op.result)
+        g.select_into(rd, g.reg(c), (g.reg(a), g.reg(b)))
+        return True
+    if name in (Op.EXTSI, Op.EXTUI, Op.TRUNCI):
+        src, t = op.operands[0], op.result.type
+        rd = g.def_reg(op.result)
+        ra = g.reg(src)
+        if name == Op.EXTUI and src.type.is_int_signed() and src.type != T.i1:
+            ra = g.zext(ra, src.type)
+        e.emit(s.Mv, rd=rd, rs1=ra)
+        canonicalize(g, rd, t)
+        return True
+    if name == Op.BITCAST:
+        src, t = op.operands[0], op.result.type
+        rd = g.def_reg(op.result)
+        if t.is_floating() and src.type.is_int():
+            e.emit(s.FmvWX, fd=rd, rs1=g.reg(src))
+        elif t.is_int() and src.type.is_floating():
+            e.emit(s.FmvXW, rd=rd, fs1=g.reg(src))
+            canonicalize(g, rd, t)
+        else:
+            e.emit(s.Mv, rd=rd, rs1=g.reg(src))
+            canonicalize(g, rd, t)
+        return True
+    if name in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST):
+        e.emit(s.Mv, rd=g.def_reg(op.result), rs1=g.reg(op.operands[0]))
+        return True
+    if name == Op.ADDPTR:
+        p, off = op.operands
+        isz = p.type.element_ty.itemsize
+        rd = g.def_reg(op.result)
+        c = g.const_int(off)
+        if c is not None:
+            e.emit(s.Addi, rd=rd, rs1=g.reg(p), imm=c * isz)
+            return True
+        ro = g.reg(off)
+        if off.type.is_int_unsigned() and off.type.int_bitwidth < 64:
+            ro = g.zext(ro, off.type)
+        if isz > 1:
+            t = e.vreg("x")
+            if isz & (isz - 1) == 0:
+                e.emit(s.Slli, rd=t, rs1=ro, imm=isz.bit_length() - 1)
+            else:
+                e.emit(s.Mul, rd=t, rs1=ro, rs2=g.const_reg(isz))
+            ro = t
+        e.emit(s.Add, rd=rd, rs1=g.reg(p), rs2=ro)
+        return True
+    if name in (Op.GET_PROGRAM_ID, Op.GET_NUM_PROGRAMS):
+        cls = sync.Pid if name == Op.GET_PROGRAM_ID else sync.Nprog
+        e.emit(cls, rd=g.def_reg(op.result), axis=op.attrs["axis"])
+        return True
+    if name == Op.GET_PE_ID:
+        e.emit(sync.PeId, rd=g.def_reg(op.result))
+        return True
+    if name in _FF:
+        a, b = op.operands
+        e.emit(_FF[name], fd=g.def_reg(op.result), fs1=g.reg(a), fs2=g.reg(b))
+        return True
+    if name == Op.NEGF:
+        z = e.vreg("f")
+        e.emit(s.Fli, fd=z, imm=0.0)
+        e.emit(s.FsubS, fd=g.def_reg(op.result), fs1=z, fs2=g.reg(op.operands[0]))
+        return True
+    if name in (Op.SQRT, Op.PRECISE_SQRT):
+        e.emit(s.FsqrtS, fd=g.def_reg(op.result), fs1=g.reg(op.operands[0]))
+        return True
+    if name == Op.CMPF:
+        _cmpf(g, op)
+        return True
+    if name in (Op.SITOFP, Op.UITOFP):
+        src = op.operands[0]
+        ra = g.reg(src)
+        if name == Op.UITOFP and src.type.is_int_signed() and src.type != T.i1:
+            ra = g.zext(ra, src.type)
+        e.emit(s.FcvtSL, fd=g.def_reg(op.result), rs1=ra)
+        return True
+    if name in (Op.FPTOSI, Op.FPTOUI):
+        rd = g.def_reg(op.result)
+        e.emit(s.FcvtLS, rd=rd, fs1=g.reg(op.operands[0]))
+        canonicalize(g, rd, op.result.type)
+        return True
+    if name in (Op.EXTF,):
+        e.emit(s.FmvS, fd=g.def_reg(op.result), fs1=g.reg(op.operands[0]))
+        return True
+    return False
+
+
+def _cmpi(g, op) -> None:
+    e = g.e
+    pred = op.attrs["predicate"]
+    a, b = op.operands
+    rd = g.def_reg(op.result)
+    ra, rb = g.reg(a), g.reg(b)
+    if pred in ("eq", "ne"):
+        d = e.vreg("x")
+        e.emit(s.Xor, rd=d, rs1=ra, rs2=rb)
+        if pred == "eq":
+            e.emit(s.Sltiu, rd=rd, rs1=d, imm=1)
+        else:
+            e.emit(s.Sltu, rd=rd, rs1=g.zero(), rs2=d)
+        return
+    unsigned = pred[0] == "u"
+    lt = s.Sltu if unsigned else s.Slt
+    kind = pred[1:]
+    if kind == "lt":
+        e.emit(lt, rd=rd, rs1=ra, rs2=rb)
+    elif kind == "gt":
+        e.emit(lt, rd=rd, rs1=rb, rs2=ra)
+    elif kind == "le":                  # a <= b  <=>  !(b < a)
+        e.emit(lt, rd=rd, rs1=rb, rs2=ra)
+        e.emit(s.Xori, rd=rd, rs1=rd, imm=1)
+    else:                               # ge
+        e.emit(lt, rd=rd, rs1=ra, rs2=rb)
+        e.emit(s.Xori, rd=rd, rs1=rd, imm=1)
+
+
+def _cmpf(g, op) -> None:
+    e = g.e
+    pred = op.attrs["predicate"]
+    a, b = (g.reg(v) for v in op.operands)
+    rd = g.def_reg(op.result)
+    if pred in ("oeq", "une"):
+        e.emit(s.FeqS, rd=rd, fs1=a, fs2=b)
+        if pred == "une":
+            e.emit(s.Xori, rd=rd, rs1=rd, imm=1)
+    elif pred == "olt":
+        e.emit(s.FltS, rd=rd, fs1=a, fs2=b)
+    elif pred == "ole":
+        e.emit(s.FleS, rd=rd, fs1=a, fs2=b)
+    elif pred == "ogt":
+        e.emit(s.FltS, rd=rd, fs1=b, fs2=a)
+    elif pred == "oge":
+        e.emit(s.FleS, rd=rd, fs1=b, fs2=a)
+    elif pred == "one":                 # ordered and not equal: a < b or b < a
+        t = e.vreg("x")
+        e.emit(s.FltS, rd=rd, fs1=a, fs2=b)
+        e.emit(s.FltS, rd=t, fs1=b, fs2=a)
+        e.emit(s.Or, rd=rd, rs1=rd, rs2=t)
+    elif pred in ("ord", "uno"):        # x == x is false only for nan
+        t = e.vreg("x")
+        e.emit(s.FeqS, rd=rd, fs1=a, fs2=a)
+        e.emit(s.FeqS, rd=t, fs1=b, fs2=b)
+        e.emit(s.And, rd=rd, rs1=rd, rs2=t)
+        if pred == "uno":
+            e.emit(s.Xori, rd=rd, rs1=rd, imm=1)
+    else:
+        raise g.error(op, f"float comparison '{pred}' is not supported on scalars")

@@ -1,0 +1,279 @@
+"""Block IR ops -> engine commands on CB tiles: SE element-wise, RE reductions and scans, DPE
+matmuls, MLU layout changes, DMA transfers.
+
+Which engine runs an op is the `ENGINE` table (the map-engines pass annotates the IR with it).
+Every operand is a tile of the value's storage (`pop` at its last read, `keep` before), or a scalar
+when the value is uniform; every result is a `push` of its storage, or an in-place `acc` update.
+"""
+from __future__ import annotations
+
+from isa import dma, dpe, mlu, se
+from isa import re as rei
+from isa.types import Tile
+
+from ...ir import Op
+from ...ir.core import Operation
+from .. import dialect as D
+from ..passes.bufferize import Loc, Uniform, dtype_of, tile_shape
+
+UNARY = {Op.NEGF: se.SeNeg, Op.EXP: se.SeExp, Op.EXP2: se.SeExp2, Op.LOG: se.SeLog, Op.LOG2: se.SeLog2,
+         Op.SQRT: se.SeSqrt, Op.PRECISE_SQRT: se.SeSqrt, Op.RSQRT: se.SeRsqrt, Op.ABSF: se.SeAbs,
+         Op.ABSI: se.SeAbs, Op.ERF: se.SeErf, Op.FLOOR: se.SeFloor, Op.CEIL: se.SeCeil, Op.SIN: se.SeSin,
+         Op.COS: se.SeCos}
+CASTS = (Op.EXTSI, Op.EXTUI, Op.TRUNCI, Op.SITOFP, Op.UITOFP, Op.FPTOSI, Op.FPTOUI, Op.EXTF, Op.TRUNCF,
+         Op.FP_TO_FP)
+BINARY = {Op.ADDI: se.SeAdd, Op.ADDF: se.SeAdd, Op.SUBI: se.SeSub, Op.SUBF: se.SeSub, Op.MULI: se.SeMul,
+          Op.MULF: se.SeMul, Op.DIVF: se.SeDiv, Op.PRECISE_DIVF: se.SeDiv, Op.DIVSI: se.SeDiv,
+          Op.DIVUI: se.SeDiv, Op.REMSI: se.SeRem, Op.REMUI: se.SeRem, Op.REMF: se.SeRem, Op.ANDI: se.SeAnd,
+          Op.ORI: se.SeOr, Op.XORI: se.SeXor, Op.SHLI: se.SeShl, Op.SHRSI: se.SeShr, Op.SHRUI: se.SeShr,
+          Op.MAXSI: se.SeMax, Op.MINSI: se.SeMin, Op.MAXUI: se.SeMax, Op.MINUI: se.SeMin,
+          Op.MAXNUMF: se.SeMax, Op.MINNUMF: se.SeMin, Op.MAXIMUMF: se.SeMaxNan, Op.MINIMUMF: se.SeMinNan,
+          Op.MULHIUI: se.SeUmulhi}
+UNSIGNED_VIEW = {Op.DIVUI, Op.REMUI, Op.SHRUI, Op.MAXUI, Op.MINUI, Op.MULHIUI}
+SIGNED_VIEW = {Op.DIVSI, Op.REMSI, Op.SHRSI, Op.MAXSI, Op.MINSI}
+CMP = {"eq": se.SeEq, "ne": se.SeNe, "slt": se.SeLt, "sle": se.SeLe, "sgt": se.SeGt, "sge": se.SeGe,
+       "ult": se.SeLt, "ule": se.SeLe, "ugt": se.SeGt, "uge": se.SeGe, "oeq": se.SeEq, "une": se.SeNe,
+       "one": se.SeNe, "olt": se.SeLt, "ole": se.SeLe, "ogt": se.SeGt, "oge": se.SeGe}
+
+ENGINE = {**{k: "se" for k in (*UNARY, *BINARY, *CASTS, Op.CMPI, Op.CMPF, Op.SELECT, Op.FMA, Op.BITCAST,
+                                Op.MAKE_RANGE, Op.CONSTANT, Op.SPLAT)},
+          Op.DOT: "dpe", Op.REDUCE: "re", Op.SCAN: "re", Op.TRANS: "mlu", Op.JOIN: "mlu", Op.SPLIT: "mlu",
+          Op.CAT: "mlu", Op.EXTRACT_SLICE: "mlu", Op.BROADCAST: "mlu", Op.EXPAND_DIMS: "view",
+          Op.RESHAPE: "view", D.LOAD_BOX: "dma", D.STORE_BOX: "dma", D.GATHER: "dma", D.SCATTER: "dma",
+          D.ATOMIC: "dma", D.CAS: "dma", D.TO_SCALAR: "core"}
+
+_SIGNED = {"u8": "i8", "u16": "i16", "u32": "i32", "u64": "i64"}
+_UNSIGNED = {v: k for k, v in _SIGNED.items()}
+
+
+def _view_dtype(name, dtype: str) -> str:
+    if name in UNSIGNED_VIEW:
+        return _UNSIGNED.get(dtype, dtype)
+    if name in SIGNED_VIEW:
+        return _SIGNED.get(dtype, dtype)
+    return dtype
+
+
+def _cmp_view(pred: str, dtype: str) -> str:
+    if pred[0] == "u":
+        return _UNSIGNED.get(dtype, dtype)
+    if pred[0] == "s":
+        return _SIGNED.get(dtype, dtype)
+    return dtype
+
+
+def out_tile(g, op: Operation, result=None) -> Tile:
+    """The tile an op's result is written to: a push, or acc when the op updates in place."""
+    r = result if result is not None else op.results[0]
+    loc = g.plan.loc[r]
+    mode = "acc" if g.plan.inplace.get(op) == loc.sid else "push"
+    return Tile(loc.sid, mode, loc.dtype, loc.shape)
+
+
+def lower(g, op: Operation) -> bool:
+    name = op.name
+    e = g.e
+    res = op.results[0] if op.results else None
+    if name in (Op.CONSTANT, Op.SPLAT) and res is not None and res in g.plan.fill_at_def:
+        e.emit(se.SeFill, out=out_tile(g, op), value=g.scalar_src(op.attrs["value"] if name == Op.CONSTANT
+                                                                   else op.operands[0]))
+        return True
+    if name == Op.SPLAT and isinstance(g.plan.loc.get(res), Loc):
+        e.emit(mlu.MluBcast, out=out_tile(g, op), a=g.tile(op.operands[0], op))
+        return True
+    if name in UNARY:
+        e.emit(UNARY[name], out=out_tile(g, op), a=g.src(op.operands[0], op))
+        return True
+    if name in BINARY:
+        dt = _view_dtype(name, dtype_of(res.type))
+        out = out_tile(g, op)
+        out = Tile(out.cb, out.mode, dt, out.shape)
+        a, b = (g.src(v, op, dt) for v in op.operands)
+        e.emit(BINARY[name], out=out, a=a, b=b)
+        return True
+    if name in (Op.CMPI, Op.CMPF):
+        pred = op.attrs["predicate"]
+        if pred not in CMP:
+            raise g.error(op, f"comparison '{pred}' on blocks is not supported by the MTIA backend")
+        dt = _cmp_view(pred, dtype_of(op.operands[0].type))
+        e.emit(CMP[pred], out=out_tile(g, op), a=g.src(op.operands[0], op, dt), b=g.src(op.operands[1], op, dt))
+        return True
+    if name == Op.SELECT:
+        c, a, b = op.operands
+        e.emit(se.SeSelect, out=out_tile(g, op), cond=g.src(c, op), a=g.src(a, op), b=g.src(b, op))
+        return True
+    if name == Op.FMA:
+        e.emit(se.SeFma, out=out_tile(g, op), **{k: g.src(v, op) for k, v in zip("abc", op.operands)})
+        return True
+    if name in CASTS:
+        src = op.operands[0]
+        sdt = dtype_of(src.type)
+        if name == Op.EXTUI and sdt != "i1":
+            sdt = _UNSIGNED.get(sdt, sdt)
+        if name in (Op.UITOFP, Op.FPTOUI):
+            sdt = _UNSIGNED.get(sdt, sdt) if name == Op.UITOFP else sdt
+        out = out_tile(g, op)
+        if name == Op.FPTOUI:
+            out = Tile(out.cb, out.mode, _UNSIGNED.get(out.dtype, out.dtype), out.shape)
+        e.emit(se.SeMov, out=out, a=g.src(src, op, sdt))
+        return True
+    if name == Op.BITCAST:
+        e.emit(se.SeBitcast, out=out_tile(g, op), a=g.tile(op.operands[0], op))
+        return True
+    if name == Op.MAKE_RANGE:
+        e.emit(se.SeIota, out=out_tile(g, op), start=op.attrs["start"])
+        return True
+    if name == Op.DOT:
+        _dot(g, op)
+        return True
+    if name == Op.REDUCE:
+        _reduce(g, op)
+        return True
+    if name == Op.SCAN:
+        _scan(g, op)
+        return True
+    if name in (Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE):
+        # not a view (bufferize decided): materialise the source broadcast to the source's full shape
+        src = op.operands[0]
+        out = out_tile(g, op)
+        full = tile_shape(src.type) if name != Op.BROADCAST else out.shape
+        e.emit(mlu.MluBcast, out=Tile(out.cb, out.mode, out.dtype, full), a=g.tile(src, op))
+        return True
+    if name == Op.TRANS:
+        e.emit(mlu.MluTranspose, out=out_tile(g, op), a=g.tile(op.operands[0], op), perm=tuple(op.attrs["order"]))
+        return True
+    if name == Op.JOIN:
+        e.emit(mlu.MluJoin, out=out_tile(g, op), a=g.tile(op.operands[0], op), b=g.tile(op.operands[1], op))
+        return True
+    if name == Op.CAT:
+        e.emit(mlu.MluConcat, out=out_tile(g, op), a=g.tile(op.operands[0], op), b=g.tile(op.operands[1], op),
+               axis=0)
+        return True
+    if name == Op.SPLIT:
+        src = op.operands[0]
+        rank = len(src.type.shape)
+        for k, r in enumerate(op.results):
+            if r in g.plan.loc:
+                out = out_tile(g, op, r)
+                t = g.tile(src, op)
+                e.emit(mlu.MluSlice, out=Tile(out.cb, out.mode, out.dtype, out.shape + (1,)), a=t,
+                       start=(0,) * (rank - 1) + (k,), step=(1,) * (rank - 1) + (2,))
+        return True
+    if name == Op.EXTRACT_SLICE:
+        e.emit(mlu.MluSlice, out=out_tile(g, op), a=g.tile(op.operands[0], op),
+               start=tuple(op.attrs["offsets"]), step=tuple(op.attrs["strides"]))
+        return True
+    return _dma(g, op)
+
+
+def _dot(g, op: Operation) -> None:
+    a, b, c = op.operands
+    out = out_tile(g, op)
+    cloc = g.plan.loc.get(c)
+    if out.mode == "push":
+        if isinstance(cloc, Uniform) and g.is_zero(cloc.value):
+            pass                                          # C = A @ B: the DPE writes fresh
+        else:                                             # copy the accumulator, then add in place
+            g.e.emit(se.SeMov, out=out, a=g.src(c, op))
+            out = Tile(out.cb, "acc", out.dtype, out.shape)
+    ta, tb = g.tile(a, op), g.tile(b, op)
+    la, lb = g.plan.loc[a], g.plan.loc[b]
+    if ta.dtype != tb.dtype:
+        raise g.error(op, f"tl.dot of {ta.dtype} by {tb.dtype}: the DPE multiplies operands of one type")
+    if ta.dtype not in g.cfg.pe.dpe.macs_per_cycle:
+        raise g.error(op, f"tl.dot on {ta.dtype} is not supported by the DPE of {g.cfg.name} "
+                          f"(it multiplies {', '.join(g.cfg.pe.dpe.macs_per_cycle)})")
+    g.e.emit(dpe.DpeMatmul, out=out, a=ta, b=tb, trans_a=int(la.trans), trans_b=int(lb.trans))
+
+
+def combine_kind(op: Operation) -> str | None:
+    """What a tt.reduce / tt.scan combine region computes: 'sum', 'max', 'argmax', ... or None."""
+    body = op.body
+    ops = [o for o in body.ops if o.name not in (Op.REDUCE_RETURN, Op.SCAN_RETURN)]
+    n = len(op.operands)
+    if n == 1 and len(ops) == 1:
+        return {Op.ADDF: "sum", Op.ADDI: "sum", Op.MULF: "prod", Op.MULI: "prod", Op.MAXNUMF: "max",
+                Op.MAXIMUMF: "max", Op.MAXSI: "max", Op.MAXUI: "max", Op.MINNUMF: "min", Op.MINIMUMF: "min",
+                Op.MINSI: "min", Op.MINUI: "min", Op.XORI: "xor", Op.ANDI: "and", Op.ORI: "or"}.get(ops[0].name)
+    if n == 2:
+        preds = [o.attrs.get("predicate", "") for o in ops if o.name in (Op.CMPF, Op.CMPI)]
+        if any(p[1:] in ("gt", "ge") for p in preds):
+            return "argmax"
+        if any(p[1:] in ("lt", "le") for p in preds):
+            return "argmin"
+    return None
+
+
+def _reduce(g, op: Operation) -> None:
+    kind = combine_kind(op)
+    if kind is None:
+        raise g.error(op, "this tl.reduce combine function is not supported by the MTIA reduction engine "
+                          "(it runs sum, prod, max, min, argmax, argmin, and, or, xor)")
+    axis = op.attrs["axis"]
+    x = op.operands[0]
+    if kind in ("argmax", "argmin"):
+        vals, idx = op.results
+        if vals.uses or vals in g.plan.fetch:
+            g.e.emit(rei.ReReduce, out=out_tile(g, op, vals), a=g.tile(x, op),
+                     op="max" if kind == "argmax" else "min", axis=axis)
+        g.e.emit(rei.ReReduce, out=out_tile(g, op, idx), a=g.tile(x, op), op=kind, axis=axis)
+        return
+    g.e.emit(rei.ReReduce, out=out_tile(g, op), a=g.tile(x, op), op=kind, axis=axis)
+
+
+def _scan(g, op: Operation) -> None:
+    kind = combine_kind(op)
+    if kind not in ("sum", "prod", "max", "min"):
+        raise g.error(op, "this tl.associative_scan combine function is not supported by the MTIA reduction "
+                          "engine (it scans sum, prod, max, min)")
+    g.e.emit(rei.ReScan, out=out_tile(g, op), a=g.tile(op.operands[0], op), op=kind, axis=op.attrs["axis"],
+             reverse=int(bool(op.attrs.get("reverse"))))
+
+
+def _dma(g, op: Operation) -> bool:
+    name = op.name
+    e = g.e
+    if name == D.LOAD_BOX:
+        rank = op.attrs["rank"]
+        ptr, args = op.operands[0], op.operands[1:]
+        strides, valid, rest = args[:rank], args[rank:2 * rank], args[2 * rank:]
+        out = out_tile(g, op)
+        pad = op.attrs.get("pad", 0)
+        pad = g.scalar_src(rest[0]) if rest else (float(pad) if not isinstance(pad, bool) else float(pad))
+        e.emit(dma.DmaIn, out_comment(g, op), dst=out, base=g.reg(ptr), strides=g.xlist(strides),
+               valid=g.valid(valid, out.shape), pad=pad, unaligned=int(bool(op.attrs.get("unaligned"))))
+        return True
+    if name == D.STORE_BOX:
+        rank = op.attrs["rank"]
+        ptr, value, args = op.operands[0], op.operands[1], op.operands[2:]
+        src = g.tile(value, op)
+        e.emit(dma.DmaOut, out_comment(g, op), src=src, base=g.reg(ptr), strides=g.xlist(args[:rank]),
+               valid=g.valid(args[rank:], src.shape), unaligned=int(bool(op.attrs.get("unaligned"))))
+        return True
+    if name == D.GATHER:
+        ptr, offs = op.operands[:2]
+        mask = g.tile(op.operands[2], op) if op.attrs.get("has_mask") else None
+        e.emit(dma.DmaGather, dst=out_tile(g, op), base=g.reg(ptr), offsets=g.tile(offs, op), mask=mask,
+               pad=float(op.attrs.get("pad", 0) or 0))
+        return True
+    if name == D.SCATTER:
+        ptr, offs, value = op.operands[:3]
+        mask = g.tile(op.operands[3], op) if op.attrs.get("has_mask") else None
+        e.emit(dma.DmaScatter, src=g.tile(value, op), base=g.reg(ptr), offsets=g.tile(offs, op), mask=mask)
+        return True
+    if name == D.ATOMIC:
+        ptr, offs, value = op.operands[:3]
+        mask = g.tile(op.operands[3], op) if op.attrs.get("has_mask") else None
+        e.emit(dma.DmaAtomic, op=op.attrs["kind"], dst=out_tile(g, op), base=g.reg(ptr), offsets=g.tile(offs, op),
+               val=g.tile(value, op), mask=mask)
+        return True
+    if name == D.CAS:
+        ptr, offs, cmp, value = op.operands
+        e.emit(dma.DmaCas, dst=out_tile(g, op), base=g.reg(ptr), offsets=g.tile(offs, op), cmp=g.tile(cmp, op),
+               val=g.tile(value, op))
+        return True
+    return False
+
+
+def out_comment(g, op) -> str:
+    return f"line {op.loc.line}" if op.loc else ""
