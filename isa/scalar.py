@@ -179,6 +179,42 @@ class Mv(Instr):
     rs1: XReg
 
 
+@family
+class Ext(Instr):
+    rd: XReg
+    rs1: XReg
+
+
+@instruction("sext.b", "scalar")
+class SextB(Ext):
+    """rd = the low 8 bits of rs1, sign-extended (Zbb): keeps an i8 value canonical."""
+
+
+@instruction("sext.h", "scalar")
+class SextH(Ext):
+    """rd = the low 16 bits of rs1, sign-extended (Zbb)."""
+
+
+@instruction("sext.w", "scalar")
+class SextW(Ext):
+    """rd = the low 32 bits of rs1, sign-extended (addiw rd, rs1, 0): wraps i32 arithmetic."""
+
+
+@instruction("zext.b", "scalar")
+class ZextB(Ext):
+    """rd = the low 8 bits of rs1, zero-extended."""
+
+
+@instruction("zext.h", "scalar")
+class ZextH(Ext):
+    """rd = the low 16 bits of rs1, zero-extended (Zbb)."""
+
+
+@instruction("zext.w", "scalar")
+class ZextW(Ext):
+    """rd = the low 32 bits of rs1, zero-extended (Zba add.uw): wraps u32 arithmetic."""
+
+
 # ---- control flow -------------------------------------------------------------------------------
 
 @family

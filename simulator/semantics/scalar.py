@@ -82,6 +82,23 @@ def mv(core, ins):
         core.x[ins.rd] = core.x[ins.rs1]
 
 
+def _sext(bits):
+    def f(v):
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if v >> (bits - 1) else v
+    return f
+
+
+_EXT = {s.SextB: _sext(8), s.SextH: _sext(16), s.SextW: _sext(32),
+        s.ZextB: lambda v: v & 0xFF, s.ZextH: lambda v: v & 0xFFFF, s.ZextW: lambda v: v & 0xFFFFFFFF}
+
+
+@semantics(*_EXT)
+def extend(core, ins):
+    if ins.rd:
+        core.x[ins.rd] = _EXT[type(ins)](core.x[ins.rs1])
+
+
 _B = {
     s.Beq: lambda a, b: a == b, s.Bne: lambda a, b: a != b, s.Blt: lambda a, b: a < b,
     s.Bge: lambda a, b: a >= b, s.Bltu: lambda a, b: u64(a) < u64(b), s.Bgeu: lambda a, b: u64(a) >= u64(b),
