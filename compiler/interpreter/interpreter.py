@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import KernelRuntimeError
 from ..ir.core import Block, Operation
 from ..ir.ops import Op
+from ..ir.patterns import combine_op
 from .memory import FlatMemory
 from .ops import EVAL, float_compute, np_type
 
@@ -64,11 +65,10 @@ class Interpreter:
                     raise type(e)(_bare(e), kernel=self.func.attrs.get("sym_name"), program_id=self.pid,
                                   loc=op.loc) from None
                 raise
-            except KeyError as e:
-                if name not in EVAL:
-                    raise KernelRuntimeError(f"the interpreter has no implementation of '{name}'",
-                                             self.func.attrs.get("sym_name"), self.pid, op.loc) from None
-                raise
+            except Exception as e:   # a bug or an unsupported case: report it at the kernel line
+                what = f"the interpreter has no implementation of '{name}'" if name not in EVAL and \
+                    name not in _STRUCTURED else f"internal error while running '{name}': {type(e).__name__}: {e}"
+                raise KernelRuntimeError(what, self.func.attrs.get("sym_name"), self.pid, op.loc) from e
             for r, v in zip(op.results, results):
                 env[r] = v
         return []
@@ -117,14 +117,9 @@ def _while(it: Interpreter, op: Operation):
 
 
 def _simple_combine(op: Operation):
-    """The single binary op of a combine region `(a, b) -> a <op> b`, if that is all it does."""
-    blk = op.body
-    if len(blk.args) != 2 or len(blk.ops) != 2:
-        return None
-    inner, term = blk.ops
-    if set(inner.operands) != set(blk.args) or len(inner.operands) != 2 or term.operands != (inner.result,):
-        return None
-    return inner.name
+    """The name of the single binary op of a combine region `(a, b) -> a <op> b`, if that is all it does."""
+    inner = combine_op(op)
+    return inner.name if inner is not None else None
 
 
 _REDUCERS = {Op.ADDF: np.add, Op.ADDI: np.add, Op.MULF: np.multiply, Op.MULI: np.multiply,

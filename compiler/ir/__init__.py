@@ -3,7 +3,7 @@
 Walk a kernel with ``for op in module.walk(): ...``; match on ``op.name == Op.LOAD`` (or the
 string ``"tt.load"``); follow data flow with ``value.owner`` and ``value.uses``.
 """
-from . import types
+from . import patterns, types
 from .builder import Builder
 from .core import Block, BlockArgument, Loc, Module, Operation, OpResult, Region, Use, Value
 from .ops import OP_DEFS, Op, OpDef, VerifyError
@@ -11,6 +11,6 @@ from .parser import ParseError, parse_module, parse_type
 from .printer import print_module, print_op
 from .verifier import verify
 
-__all__ = ["types", "Builder", "Block", "BlockArgument", "Loc", "Module", "Operation", "OpResult", "Region",
+__all__ = ["patterns", "types", "Builder", "Block", "BlockArgument", "Loc", "Module", "Operation", "OpResult", "Region",
            "Use", "Value", "OP_DEFS", "Op", "OpDef", "VerifyError", "ParseError", "parse_module", "parse_type",
            "print_module", "print_op", "verify"]

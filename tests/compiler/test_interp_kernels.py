@@ -384,3 +384,23 @@ def test_tensor_descriptor_out_of_bounds_reads_zero():
     ref = np.zeros((16, 16), np.float32)
     ref[:8, :8] = x[M - 8:, N - 8:]
     np.testing.assert_array_equal(y, ref)
+
+
+@triton.jit
+def signed_sqrt(x):
+    if x < 0:
+        return -tl.sqrt(-x)
+    return tl.sqrt(x)
+
+
+@triton.jit
+def early_return_value_kernel(X, Y, n):
+    i = tl.program_id(0)
+    tl.store(Y + i, signed_sqrt(tl.load(X + i)))
+
+
+def test_value_returning_early_return_in_a_called_function():
+    x = RNG.standard_normal(10).astype(np.float32)
+    y = np.full(10, np.nan, np.float32)
+    launch("signed_sqrt", early_return_value_kernel, (10,), x, y, 10)
+    np.testing.assert_allclose(y, np.sign(x) * np.sqrt(np.abs(x)), rtol=1e-6)

@@ -146,3 +146,30 @@ def test_every_op_is_declared_once_with_a_docstring():
     assert set(OP_DEFS) == {o.value for o in Op}
     for d in OP_DEFS.values():
         assert d.doc and d.name.count(".") >= 1
+
+
+def test_pattern_helpers():
+    from compiler.ir import patterns
+    text = """module {
+  tt.func @r(%x: ptr<f32>) {
+    %v = tt.load %x : f32
+    %s = tt.splat %v : tensor<8xf32>
+    %m = tt.reduce %s {axis = 0} : f32 {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.maxnumf %b, %a : f32
+      tt.reduce.return %c
+    }
+    %k = arith.constant {value = 2.5} : f32
+    %o = arith.mulf %m, %k : f32
+    tt.store %x, %o
+    tt.return
+  }
+}
+"""
+    m = parse_module(text)
+    red = next(op for op in m.walk() if op.name == Op.REDUCE)
+    mul = next(op for op in m.walk() if op.name == Op.MULF)
+    assert patterns.combine_kind(red) == "max"
+    assert patterns.constant_value(mul.operands[1]) == 2.5 and patterns.constant_value(mul.operands[0]) is None
+    assert patterns.defining_op(mul.operands[0], Op.REDUCE) is red
+    assert patterns.defining_op(red.body.args[0]) is None

@@ -348,3 +348,25 @@ def test_pe_mapping_in_the_interpreter(mapping, expect):
 def test_python_helpers():
     assert triton.cdiv(10, 4) == 3 and triton.next_power_of_2(33) == 64 and triton.next_power_of_2(1) == 1
     assert tl.next_power_of_2(5) == 8
+
+
+@triton.jit
+def spec_kernel(Out, flag, big, maybe, f):
+    if maybe is None:
+        v = big.to(tl.float64) + f
+    else:
+        v = big.to(tl.float64) - f
+    tl.store(Out, tl.where(flag, v, -v))
+
+
+def test_argument_specialization_types():
+    out = np.zeros(1, np.float64)
+    c = spec_kernel.compile(out, True, 2**40, None, 0.5)
+    assert c.signature == {"Out": "ptr<f64>", "flag": "i1", "big": "i64", "f": "f32"}
+    assert c.constexprs == {"maybe": None}
+    spec_kernel[(1,)](out, True, 2**40, None, 0.5)
+    assert out[0] == 2**40 + 0.5
+    spec_kernel[(1,)](out, False, 3, 7, 0.5)
+    assert out[0] == -(3 - 0.5)
+    c2 = spec_kernel.compile(out, False, 2**63 + 5, None, 1.0)
+    assert c2.signature["big"] == "u64"

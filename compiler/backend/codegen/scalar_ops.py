@@ -72,6 +72,11 @@ def lower(g, op) -> bool:
         rd = g.def_reg(op.result)
         g.select_into(rd, g.reg(c), (g.reg(a), g.reg(b)))
         return True
+    if name in (Op.EXTSI, Op.EXTUI) and g.const_int(op.operands[0]) is None and (
+            (name == Op.EXTSI and op.operands[0].type.is_int_signed()) or
+            (name == Op.EXTUI and (op.operands[0].type.is_int_unsigned() or op.operands[0].type == T.i1))):
+        g.regs[op.result] = g.reg(op.operands[0])      # already canonical in 64 bits: no code
+        return True
     if name in (Op.EXTSI, Op.EXTUI, Op.TRUNCI):
         src, t = op.operands[0], op.result.type
         rd = g.def_reg(op.result)
@@ -92,6 +97,9 @@ def lower(g, op) -> bool:
         else:
             e.emit(s.Mv, rd=rd, rs1=g.reg(src))
             canonicalize(g, rd, t)
+        return True
+    if name in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST) and g.const_int(op.operands[0]) is None:
+        g.regs[op.result] = g.reg(op.operands[0])      # the same 64-bit address
         return True
     if name in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST):
         e.emit(s.Mv, rd=g.def_reg(op.result), rs1=g.reg(op.operands[0]))

@@ -254,20 +254,24 @@ class _Planner:
         return False
 
     def dies_at(self, sid: int, op: Operation) -> bool:
-        """Every value in storage `sid` is last read by `op` (in op's block), so op may overwrite it."""
+        """Whether `op` may overwrite storage `sid` in place: it reads a value of the storage defined
+        in its own block, and nothing reads the storage after it (a loop's entry use of its init
+        value comes before the body; a value from outside a loop is read again every iteration, so
+        it is never overwritten inside one)."""
         blk = op.parent
         idx = blk.ops.index(op)
         direct = False
         for v in self.plan.storages[sid].values:
+            local = _defined_in(v, blk)
             for u in v.uses:
-                a = _ancestor_in(u.op, blk)
-                if a is None:
-                    return False
-                i = blk.ops.index(a)
-                if i > idx:
-                    return False
                 if u.op is op:
-                    direct = True
+                    direct = direct or local
+                    continue
+                if _is_ancestor(u.op, op):
+                    continue
+                a = _ancestor_in(u.op, blk)
+                if a is None or blk.ops.index(a) > idx:
+                    return False
         return direct
 
     # ---- control flow -----------------------------------------------------------------------
@@ -320,6 +324,20 @@ class _Planner:
 
 def _block_user(op: Operation) -> bool:
     return bool(op.results and op.results[0].type.is_block()) or op.name in (D.STORE_BOX, D.SCATTER)
+
+
+def _defined_in(v: Value, blk: Block) -> bool:
+    owner = v.owner
+    return owner is blk or (isinstance(owner, Operation) and owner.parent is blk)
+
+
+def _is_ancestor(a: Operation, op: Operation) -> bool:
+    op = op.parent_op
+    while op is not None:
+        if op is a:
+            return True
+        op = op.parent_op
+    return False
 
 
 def _ancestor_in(op: Operation, blk: Block) -> Operation | None:

@@ -14,17 +14,10 @@ import numpy as np
 from ..core import Operation
 from ..ops import OP_DEFS, Op
 from .. import types as T
+from ..patterns import constant_value
 
 _SHAPE_OPS = {Op.SPLAT, Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS}
 _POINTER_OPS = {Op.ADDPTR, Op.INT_TO_PTR, Op.PTR_TO_INT, Op.PTR_BITCAST}
-
-
-def constant_value(v):
-    """The Python value of `v` if it is defined by arith.constant, else None."""
-    owner = v.owner
-    if isinstance(owner, Operation) and owner.name == Op.CONSTANT:
-        return owner.attrs["value"]
-    return None
 
 
 def _is_const(v) -> bool:
