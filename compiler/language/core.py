@@ -272,7 +272,11 @@ class tensor:
         fn = _member_functions().get(name)
         if fn is None:
             raise AttributeError(f"'tensor' object has no attribute '{name}'")
-        return functools.partial(fn, self)
+
+        @builtin
+        def method(*args, **kwargs):
+            return fn(self, *args, **kwargs)
+        return method
 
 
 class tensor_descriptor(tensor):

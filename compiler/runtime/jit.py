@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from ..errors import CompilationError, KernelRuntimeError
 from . import executor as ex
 from .compiled import CompiledKernel
 from .memory import commit, pack, plan_buffers
@@ -100,7 +101,10 @@ class JITFunction:
         key, specs = self.specialize(bound, plan)
         compiled = self.cache.get(key)
         if compiled is None:
-            compiled = self.compile_specs(specs)
+            try:
+                compiled = self.compile_specs(specs)
+            except CompilationError as e:   # show the user's call, not the compiler's frames
+                raise e.with_traceback(None) from None
             self.cache[key] = compiled
         return compiled
 
@@ -137,7 +141,10 @@ def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, pl
         v = bound[name]
         values.append(ptrs[name] if name in ptrs else v)
     start = time.perf_counter()
-    record = executor.launch(compiled, grid3, ex.KernelArgs(list(compiled.arg_names), values, buffers), options)
+    try:
+        record = executor.launch(compiled, grid3, ex.KernelArgs(list(compiled.arg_names), values, buffers), options)
+    except KernelRuntimeError as e:   # the kernel line and program id are in the message
+        raise e.with_traceback(None) from None
     if getattr(record, "wall_seconds", None) == 0.0:
         record.wall_seconds = time.perf_counter() - start
     if commit_results:

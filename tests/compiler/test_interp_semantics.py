@@ -468,3 +468,42 @@ def test_scalar_and_bool_memory():
     out = np.full(1, np.nan, np.float32)
     scalar_memory_kernel[(1,)](x, flags, out)
     assert out[0] == 7.0 and flags[0]
+
+
+@triton.jit
+def control_flow_kernel(Out, n):
+    acc = 0
+    for i in range(10, 0, -3):                 # constexpr negative step: 10, 7, 4, 1
+        acc = acc * 100 + i
+    tl.store(Out, acc)
+    tl.store(Out + 1, 5 if n > 3 else 7)       # runtime ternary
+    offs = tl.arange(0, 8)
+    tl.store(Out + 2 + offs, (2 <= offs < n).to(tl.int32))   # chained comparison
+    j = n
+    for q in range(n, 0, -1):
+        j = j * 2
+    tl.store(Out + 10, j)
+
+
+def test_negative_steps_ternaries_and_chained_comparisons():
+    out = np.zeros(11, np.int32)
+    control_flow_kernel[(1,)](out, 5)
+    np.testing.assert_array_equal(out, [10070401, 5, 0, 0, 1, 1, 1, 0, 0, 0, 160])
+    control_flow_kernel[(1,)](out, 2)
+    assert out[1] == 7 and out[10] == 8 and out[2:10].sum() == 0
+
+
+@triton.jit
+def methods_kernel(X, Y, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    y = x.sum(axis=0) + x.exp().max(0) + x.reshape(2, BLOCK // 2).sum(1).sum(0) + x.to(tl.float16).to(tl.float32)
+    tl.store(Y + offs, y)
+
+
+def test_tensor_methods():
+    x = RNG.standard_normal(8).astype(np.float32)
+    y = np.full(8, np.nan, np.float32)
+    methods_kernel[(1,)](x, y, BLOCK=8)
+    ref = x.sum() + np.exp(x).max() + x.sum() + x.astype(np.float16).astype(np.float32)
+    np.testing.assert_allclose(y, ref, rtol=1e-5)

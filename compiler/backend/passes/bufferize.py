@@ -235,8 +235,10 @@ class _Planner:
         dtype, shape = dtype_of(r.type), tile_shape(r.type)
         for i, v in enumerate(op.operands):
             loc = self.plan.loc.get(v)
+            # in place when the input dies here; a narrowing result (f32 -> f16) may share it too,
+            # since element i is written no later than element i is read
             if isinstance(loc, Loc) and not loc.trans and loc.shape == shape and \
-                    nbytes(loc.dtype, loc.shape) == nbytes(dtype, shape) and self.dies_at(loc.sid, op):
+                    nbytes(dtype, shape) <= nbytes(loc.dtype, loc.shape) and self.dies_at(loc.sid, op):
                 self.plan.inplace[op] = loc.sid
                 self.map(r, Loc(loc.sid, dtype, shape))
                 return
