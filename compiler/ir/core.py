@@ -93,7 +93,7 @@ class Operation:
 
     def __init__(self, name: str, operands: Sequence[Value] = (), result_types: Sequence[Type] = (),
                  attrs: dict | None = None, regions: Sequence["Region"] = (), loc: Loc | None = None):
-        self.name = str(name)
+        self.name = getattr(name, "value", name)   # plain str, also for Op members
         self._operands: list[Value] = []
         self.results: list[OpResult] = [OpResult(t, self, i) for i, t in enumerate(result_types)]
         self.attrs: dict = dict(attrs or {})

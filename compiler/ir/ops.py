@@ -14,14 +14,17 @@ Conventions shared by all ops:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import Enum
 from typing import Callable
 
 from . import types as T
 
 
-class Op(StrEnum):
-    """All op names, in one place."""
+class Op(str, Enum):
+    """All op names, in one place. Members compare equal to their strings (`op.name == Op.LOAD`)."""
+
+    def __str__(self) -> str:
+        return self.value
     # structure
     MODULE = "builtin.module"
     FUNC = "tt.func"
