@@ -46,6 +46,25 @@ class FlatMemory:
         return (msg + f": {off - b.size + nbytes} byte(s) past the end of array '{b.name}' "
                 f"([{b.address:#x}, {b.end:#x}), {desc}; byte offset {off})")
 
+    def _element_index(self, addrs: np.ndarray, itemsize: int):
+        """Fast path: (buffer, element indices) when every address lies in one buffer, aligned to the
+        element size from its start - the common case. None sends the access down the general path."""
+        if not self.buffers or addrs.size == 0:
+            return None
+        lo, hi = int(addrs.min()), int(addrs.max())
+        bi = int(np.searchsorted(self.starts, lo, side="right")) - 1
+        if bi < 0 or hi + itemsize > self.ends[bi]:
+            return None
+        off = addrs - self.starts[bi]
+        if itemsize > 1 and (off % itemsize).any():
+            return None
+        return self.buffers[bi], off // itemsize
+
+    @staticmethod
+    def _typed(buf: DeviceBuffer, dtype: np.dtype) -> np.ndarray:
+        n = buf.size // dtype.itemsize * dtype.itemsize
+        return buf.data[:n].view(dtype)
+
     def _byte_index(self, addrs: np.ndarray, idx: np.ndarray, itemsize: int):
         offs = addrs - self.starts[idx]
         return offs[:, None] + np.arange(itemsize, dtype=np.int64)
@@ -57,6 +76,11 @@ class FlatMemory:
         m = np.ones(flat.shape, bool) if mask is None else np.broadcast_to(mask, addrs.shape).reshape(-1)
         active = flat[m]
         isz = dtype.itemsize
+        fast = self._element_index(active, isz)
+        if fast is not None:
+            out = np.zeros(flat.shape, dtype=dtype)
+            out[m] = self._typed(fast[0], dtype)[fast[1]]
+            return out.reshape(addrs.shape)
         idx = self._locate(active, isz, "load")
         vals = np.zeros(active.shape, dtype=dtype)
         for bi in np.unique(idx):
@@ -74,6 +98,10 @@ class FlatMemory:
         m = np.ones(flat.shape, bool) if mask is None else np.broadcast_to(mask, addrs.shape).reshape(-1)
         active, vals = flat[m], vals[m]
         isz = vals.dtype.itemsize
+        fast = self._element_index(active, isz)
+        if fast is not None:
+            self._typed(fast[0], vals.dtype)[fast[1]] = vals
+            return
         idx = self._locate(active, isz, "store")
         for bi in np.unique(idx):
             sel = idx == bi

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from ..ir import types as T
@@ -37,9 +38,13 @@ def _as(x, dt) -> np.ndarray:
     return np.asarray(x).astype(dt, copy=False)
 
 
+_NARROW_FLOATS = frozenset(np.dtype(t) for t in (np.float16, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
+                                                  ml_dtypes.float8_e5m2))
+
+
 def _narrow(dt: np.dtype) -> bool:
-    return dt.kind == "V" or (dt.kind == "f" and dt.itemsize < 4) or dt.name in ("bfloat16",) \
-        or "float8" in dt.name
+    """Floats narrower than f32 (computed through f32)."""
+    return dt in _NARROW_FLOATS
 
 
 def float_compute(fn, result_dt: np.dtype, *xs):
