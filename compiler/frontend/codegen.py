@@ -277,7 +277,11 @@ class CodeGenerator(ast.NodeVisitor):
             raise _Unsupported("for ... else is not supported")
         it = node.iter
         if not isinstance(it, ast.Call):
-            raise _Unsupported("only `range`, `tl.range` and `tl.static_range` loops are supported")
+            seq = _unwrap(self.visit(it))
+            if isinstance(seq, (tuple, list)):      # iterating a compile-time tuple unrolls the loop
+                self.static_for(node, seq)
+                return
+            raise _Unsupported("only `range`, `tl.range`, `tl.static_range` and tuple loops are supported")
         fn = _unwrap(self.visit(it.func))
         args = [self.visit(a) for a in it.args]
         kwargs = {k.arg: self.visit(k.value) for k in it.keywords}
@@ -295,15 +299,29 @@ class CodeGenerator(ast.NodeVisitor):
         self.runtime_for(node, rng)
 
     def static_for(self, node, rng) -> None:
-        if not isinstance(node.target, ast.Name):
-            raise _Unsupported("the loop variable must be a plain name")
-        for k in py.range(rng.start, rng.end, rng.step):
-            self.scope[node.target.id] = constexpr(k)
+        """Unroll: run the body once per value (a static_range, or the items of a tuple)."""
+        values = rng if isinstance(rng, (tuple, list)) else [constexpr(k) for k in py.range(rng.start, rng.end,
+                                                                                             rng.step)]
+        for k in values:
+            self._bind_static(node.target, k)
             self.loop_depth += 1
             try:
                 self.visit_stmts(node.body)
             finally:
                 self.loop_depth -= 1
+
+    def _bind_static(self, target, value) -> None:
+        """Bind an unrolled loop's target: compile-time values stay compile-time (no sanitizing)."""
+        if isinstance(target, ast.Name):
+            self.scope[target.id] = _wrap(value) if not isinstance(value, (tuple, list)) else value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            vals = _unwrap(value)
+            if not isinstance(vals, (tuple, list)) or len(vals) != len(target.elts):
+                raise CompileTimeError(f"cannot unpack {value!r} into {len(target.elts)} names")
+            for t, v in zip(target.elts, vals):
+                self._bind_static(t, v)
+        else:
+            raise _Unsupported(f"unsupported loop target: {ast.unparse(target)}")
 
     def _bounds(self, rng):
         lb, ub, step = rng.start, rng.end, rng.step

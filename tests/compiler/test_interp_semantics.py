@@ -507,3 +507,18 @@ def test_tensor_methods():
     methods_kernel[(1,)](x, y, BLOCK=8)
     ref = x.sum() + np.exp(x).max() + x.sum() + x.astype(np.float16).astype(np.float32)
     np.testing.assert_allclose(y, ref, rtol=1e-5)
+
+
+@triton.jit
+def tuple_loop_kernel(Out, base):
+    total = base
+    for k, scale in ((1, 10), (2, 100), (3, 1000)):     # a compile-time tuple: unrolled
+        total += k * scale
+    tl.store(Out, total)
+
+
+def test_loop_over_a_constexpr_tuple_is_unrolled():
+    out = np.zeros(1, np.int32)
+    tuple_loop_kernel[(1,)](out, 5)
+    assert out[0] == 5 + 10 + 200 + 3000
+    assert "scf.for" not in list(tuple_loop_kernel.cache.values())[0].asm["ir"]
