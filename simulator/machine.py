@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import simpy
+from threadpoolctl import threadpool_limits
 
 from isa import Program
 from isa.re import ReSend
@@ -126,7 +127,9 @@ class Machine:
             pe.pids = pids
             if pids:
                 self.env.process(pe.core.run(pids, lambda pid: regs))
-        self.env.run()
+        # one BLAS thread: per-tile matmuls are small, and spare threads only fight parallel sweeps
+        with threadpool_limits(1, "blas"):
+            self.env.run()
         stuck = [pe for pe, pids in zip(self.pes, assignment) if pids and not pe.core.finished]
         if stuck:
             raise self._deadlock(stuck)
