@@ -13,7 +13,7 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Block, Region
 from ..ir.ops import Op
-from .core import _unwrap, constexpr, is_number, tensor, tensor_descriptor
+from .core import _unwrap, is_number, tensor, tensor_descriptor
 
 _STACK: list["Semantic"] = []
 

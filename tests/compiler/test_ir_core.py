@@ -143,9 +143,9 @@ def test_attributes_of_every_kind_round_trip():
 
 
 def test_every_op_is_declared_once_with_a_docstring():
-    assert set(OP_DEFS) == {o.value for o in Op}
+    assert {o.value for o in Op} <= set(OP_DEFS)      # backends may declare more ops with `define`
     for d in OP_DEFS.values():
-        assert d.doc and d.name.count(".") >= 1
+        assert d.doc and str(d.name).count(".") >= 1
 
 
 def test_pattern_helpers():
