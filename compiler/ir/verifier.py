@@ -15,7 +15,12 @@ def verify(op: Operation) -> None:
 
 
 def _verify_block_tree(op: Operation, visible: set) -> None:
-    _verify_op(op, visible)
+    try:
+        _verify_op(op, visible)
+    except VerifyError as e:
+        if op.loc is not None and " (at " not in str(e):
+            raise VerifyError(f"{e} (at {op.loc})") from None
+        raise
     for region in op.regions:
         if len(region.blocks) != 1:
             raise VerifyError(f"'{op.name}' region must have exactly one block")
