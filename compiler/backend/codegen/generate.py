@@ -186,6 +186,9 @@ class Codegen:
         elif name == Op.RETURN:
             if op.parent is not self.func.body:
                 e.emit(s.J, target=self.end_label)
+        elif op.results and isinstance(self.plan.loc.get(op.results[0]), Uniform) and \
+                op.results[0] not in self.plan.fill_at_def:
+            pass                                     # a uniform block: readers take the scalar
         elif self.plan.loc.get(op.results[0] if op.results else None) is not None or _reads_tiles(op, self.plan):
             if not tile_ops.lower(self, op):
                 raise self.error(op, f"{name} is not supported by the MTIA backend")
