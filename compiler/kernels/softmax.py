@@ -25,7 +25,7 @@ def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_rows, n_col
 
 def softmax(x: np.ndarray, ROWS_PER_PROGRAM: int | None = None, **launch):
     n_rows, n_cols = x.shape
-    out = np.empty_like(x)
+    out = np.full_like(x, np.nan)          # poisoned: an element the kernel misses stays NaN
     block = triton.next_power_of_2(n_cols)
     rows = ROWS_PER_PROGRAM or max(1, triton.cdiv(n_rows, 64))
     run = softmax_kernel[(triton.cdiv(n_rows, rows),)](out, x, x.strides[0] // 4, out.strides[0] // 4, n_rows,

@@ -20,7 +20,7 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 
 
 def add(x: np.ndarray, y: np.ndarray, BLOCK_SIZE: int = 1024, **launch):
-    out = np.empty_like(x)
+    out = np.full_like(x, np.nan)          # poisoned: an element the kernel misses stays NaN
     n = x.size
     run = add_kernel[(triton.cdiv(n, BLOCK_SIZE),)](x, y, out, n, BLOCK_SIZE=BLOCK_SIZE, **launch)
     return (out,), [run]

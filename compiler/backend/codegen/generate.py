@@ -182,7 +182,7 @@ class Codegen:
         elif name == Op.WHILE:
             self.while_(op)
         elif name in (Op.YIELD, Op.CONDITION):
-            pass                                     # handled by the enclosing op
+            return                                   # the enclosing op copies and pops for it
         elif name == Op.RETURN:
             if op.parent is not self.func.body:
                 e.emit(s.J, target=self.end_label)
@@ -455,7 +455,7 @@ def _float_const(v: Value):
 
 
 def _reads_tiles(op: Operation, plan: Plan) -> bool:
-    return any(isinstance(plan.loc.get(v), Loc) for v in op.operands)
+    return any(v.type.is_block() and isinstance(plan.loc.get(v), Loc) for v in op.operands)
 
 
 def _mark_last_read(code: list, start: int, sid: int) -> bool:

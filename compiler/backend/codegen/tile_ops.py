@@ -78,9 +78,11 @@ def lower(g, op: Operation) -> bool:
         e.emit(se.SeFill, out=out_tile(g, op), value=g.scalar_src(op.attrs["value"] if name == Op.CONSTANT
                                                                    else op.operands[0]))
         return True
+    if name in (Op.SPLAT, Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS) and op not in g.plan.inplace:
+        src = g.plan.loc.get(op.operands[0])
+        if isinstance(src, Loc) and g.plan.loc[res].sid == src.sid:
+            return True                                   # a view of the source's bytes: no data moves
     if name == Op.SPLAT:
-        if g.plan.loc[res].sid == g.plan.loc[op.operands[0]].sid:
-            return True                                   # a view: readers broadcast the 0-d tile
         e.emit(mlu.MluBcast, out=out_tile(g, op), a=g.tile(op.operands[0], op))
         return True
     if name in UNARY:

@@ -272,8 +272,8 @@ class _Planner:
                 if _is_ancestor(u.op, op):
                     continue
                 a = _ancestor_in(u.op, blk)
-                if a is None or blk.ops.index(a) > idx:
-                    return False
+                if a is None or a is op or blk.ops.index(a) > idx:
+                    return False            # read later, or inside op's own regions while it runs
         return direct
 
     # ---- control flow -----------------------------------------------------------------------
