@@ -19,10 +19,11 @@ import operator
 
 from ..errors import CompilationError, CompileTimeError
 from ..ir import types as T
-from ..ir.core import Block, Region
+from ..ir.core import Block, Operation, Region
 from ..ir.ops import Op
 from ..language import builtins as tlb
 from ..language.core import _unwrap, constexpr, is_builtin, tensor, tensor_descriptor
+from .aggregates import Flat, flatten, leaf_names
 from .source import FunctionSource
 
 RET = "$return"          # scope key holding the function's return value once it returned
@@ -167,8 +168,8 @@ class CodeGenerator(ast.NodeVisitor):
         v = _unwrap(value)
         if isinstance(v, (bool, int, float)):
             return self.sem.to_tensor(v)
-        if isinstance(v, list):
-            return tuple(v)
+        if isinstance(v, (tuple, list)):
+            return tuple(self.sanitize(x) for x in v)
         return value
 
     def visit_Assert(self, node):
@@ -214,33 +215,48 @@ class CodeGenerator(ast.NodeVisitor):
         names = [n for n in _ordered_union(then_scope, else_scope)
                  if n in then_scope and n in else_scope and
                  (then_scope[n] is not before.get(n) or else_scope[n] is not before.get(n))]
-        merged, yields_then, yields_else, result_names = {}, [], [], []
+        merged, yields_then, yields_else, results = {}, [], [], []
         for n in names:
             tv, ev = then_scope[n], else_scope[n]
             if _same_static(tv, ev):
                 merged[n] = tv
                 continue
             with self.b.at_end(then_blk):
-                tv = self._runtime_value(tv, n, "then block")
+                ft = self._flat_runtime(tv, n, "then block")
             with self.b.at_end(else_blk):
-                ev = self._runtime_value(ev, n, "else block")
-            if tv.type != ev.type:
-                raise CompileTimeError(f"Mismatched type for {_display(n)} between then block ({tv.type}) and else "
-                                       f"block ({ev.type})")
-            yields_then.append(tv)
-            yields_else.append(ev)
-            result_names.append(n)
+                fe = self._flat_runtime(ev, n, "else block")
+            if ft.signature != fe.signature:
+                raise CompileTimeError(f"Mismatched type for {_display(n)} between then block ({ft.describe}) and "
+                                       f"else block ({fe.describe})")
+            yields_then.extend(ft.leaves)
+            yields_else.extend(fe.leaves)
+            results.append((n, ft))
         with self.b.at_end(then_blk):
             self.b.create(Op.YIELD, [v.handle for v in yields_then])
         with self.b.at_end(else_blk):
             self.b.create(Op.YIELD, [v.handle for v in yields_else])
         op = self.b.create(Op.IF, [cond.handle], [v.type for v in yields_then],
                            regions=[Region([then_blk]), Region([else_blk])])
-        for n, r in zip(result_names, op.results):
+        i = 0
+        for n, flat in results:
+            vals = op.results[i:i + len(flat.leaves)]
+            i += len(flat.leaves)
             if n != RET:
-                r.name_hint = n
-            merged[n] = tensor(r, r.type)
+                for r, hint in zip(vals, leaf_names(n, flat)):
+                    r.name_hint = hint
+            merged[n] = flat.rebuild(vals)
         self.scope.update(merged)
+
+    def _flat_runtime(self, v, name, where) -> Flat:
+        """The runtime leaves of a value merged by control flow (numbers become runtime scalars)."""
+        u = _unwrap(v)
+        if isinstance(u, (bool, int, float)):
+            v = self.sem.to_tensor(u)
+        flat = flatten(v)
+        if flat is None:
+            raise CompileTimeError(f"{_display(name)} has different compile-time values in the two branches of a "
+                                   f"runtime if ({where}: {u!r})")
+        return flat
 
     def _runtime_value(self, v, name, where) -> tensor:
         u = _unwrap(v)
@@ -351,127 +367,101 @@ class CodeGenerator(ast.NodeVisitor):
 
     def runtime_for(self, node, rng) -> None:
         lb, ub, step, negative = self._bounds(rng)
-        carried = self._carried_names(node.body)
         before = dict(self.scope)
-        inits = [before[n] for n in carried]
-        body = Block([lb.type] + [v.type for v in inits], [node.target.id] + carried)
+        carried = self._carried(node.body)
+        inits = [leaf for _, flat in carried for leaf in flat.leaves]
+        names = [h for n, flat in carried for h in leaf_names(n, flat)]
+        body = Block([lb.type] + [v.type for v in inits], [node.target.id] + names)
         self.scope = dict(before)
-        for n, a in zip(carried, body.args[1:]):
-            self.scope[n] = _like(inits[carried.index(n)], a)
+        self._bind_carried(carried, body.args[1:])
         with self.b.at_end(body):
             iv = tensor(body.args[0], lb.type)
             if negative:
                 iv = self.sem.add(negative[0], self.sem.mul(iv, negative[1]))
             self.scope[node.target.id] = iv
-            self.loop_depth += 1
-            try:
-                self.visit_stmts(node.body)
-            finally:
-                self.loop_depth -= 1
-            yields = self._loop_yields(carried, inits, before, node.body)
+            self._visit_loop_body(node.body)
+            yields = self._loop_yields(carried, before, node.body)
             self.b.create(Op.YIELD, [y.handle for y in yields])
         self.scope = before
         op = self.b.create(Op.FOR, [lb.handle, ub.handle, step.handle] + [v.handle for v in inits],
                            [v.type for v in inits], rng.attrs, regions=[Region([body])])
-        self._bind_loop_results(op, carried, body, inits, offset=1)
+        self._bind_carried(carried, _drop_unchanged_iter_args(op, inits, names))
 
     def visit_While(self, node):
         if node.orelse:
             raise _Unsupported("while ... else is not supported")
-        carried = self._carried_names(node.body)
         before = dict(self.scope)
-        inits = [before[n] for n in carried]
+        carried = self._carried(node.body)
+        inits = [leaf for _, flat in carried for leaf in flat.leaves]
+        names = [h for n, flat in carried for h in leaf_names(n, flat)]
         types = [v.type for v in inits]
-        cond_blk = Block(types, carried)
+        cond_blk = Block(types, names)
         self.scope = dict(before)
-        for n, a in zip(carried, cond_blk.args):
-            self.scope[n] = _like(before[n], a)
+        self._bind_carried(carried, cond_blk.args)
         with self.b.at_end(cond_blk):
             cond = self.visit(node.test)
             if not isinstance(_unwrap(cond), tensor):
                 cond = self.sem.to_tensor(bool(_unwrap(cond)))
             cond = self._scalar_cond(cond)
             self.b.create(Op.CONDITION, [cond.handle] + list(cond_blk.args))
-        body = Block(types, carried)
+        body = Block(types, names)
         self.scope = dict(before)
-        for n, a in zip(carried, body.args):
-            self.scope[n] = _like(before[n], a)
+        self._bind_carried(carried, body.args)
         with self.b.at_end(body):
-            self.loop_depth += 1
-            try:
-                self.visit_stmts(node.body)
-            finally:
-                self.loop_depth -= 1
-            yields = self._loop_yields(carried, inits, before, node.body)
+            self._visit_loop_body(node.body)
+            yields = self._loop_yields(carried, before, node.body)
             self.b.create(Op.YIELD, [y.handle for y in yields])
         self.scope = before
         op = self.b.create(Op.WHILE, [v.handle for v in inits], types,
                            regions=[Region([cond_blk]), Region([body])])
-        for n, r in zip(carried, op.results):
-            r.name_hint = n
-            self.scope[n] = _like(before[n], r)
+        for r, hint in zip(op.results, names):
+            r.name_hint = hint
+        self._bind_carried(carried, op.results)
 
-    def _carried_names(self, body) -> list:
-        names = []
-        for n in _assigned_names(body):
-            if n not in self.scope:
-                continue
-            v = self.scope[n]
-            if isinstance(_unwrap(v), tensor):
-                names.append(n)
-        return names
+    def _visit_loop_body(self, stmts) -> None:
+        self.loop_depth += 1
+        try:
+            self.visit_stmts(stmts)
+        finally:
+            self.loop_depth -= 1
 
-    def _loop_yields(self, carried, inits, before, body_stmts) -> list:
-        for n in _assigned_names(body_stmts):
-            if n in before and n not in carried and not _same_static(self.scope.get(n), before[n]):
-                raise CompileTimeError(f"cannot reassign constexpr {n} in the loop")
+    def _carried(self, body) -> list:
+        """(name, Flat) of the names the loop body assigns that hold runtime values before the loop."""
         out = []
-        for n, init in zip(carried, inits):
-            v = _unwrap(self.scope[n])
-            if not isinstance(v, tensor):
-                if isinstance(v, (bool, int, float)):
-                    v = self.sem.to_tensor(v)
-                else:
-                    raise CompileTimeError(f"Loop-carried variable {n} has initial type {init.type} but is "
-                                           f"re-assigned to a compile-time value {v!r} in loop!")
-            if v.type != init.type:
-                raise CompileTimeError(f"Loop-carried variable {n} has initial type {init.type} but is re-assigned "
-                                       f"to {v.type} in loop! Please make sure that the type stays consistent.")
-            out.append(v)
+        for n in _assigned_names(body):
+            if n in self.scope:
+                flat = flatten(self.scope[n])
+                if flat is not None:
+                    out.append((n, flat))
         return out
 
-    def _bind_loop_results(self, op, carried, body, inits, offset) -> None:
-        """Bind names to the loop results; drop iter_args the body never changed."""
-        term = body.terminator
-        keep = []
-        for i, n in enumerate(carried):
-            arg = body.args[offset + i]
-            if term.operands[i] is arg:   # unchanged: use the initial value instead of carrying it
-                arg.replace_all_uses_with(inits[i].handle)
-                op.results[i].replace_all_uses_with(inits[i].handle)
-                self.scope[n] = inits[i]
-            else:
-                keep.append(i)
-                op.results[i].name_hint = n
-                self.scope[n] = _like(inits[i], op.results[i])
-        if len(keep) == len(carried):
-            return
-        new_term_vals = [term.operands[i] for i in keep]
-        term.set_operands(new_term_vals)
-        init_vals = list(op.operands[:3]) + [op.operands[3 + i] for i in keep]
-        for i in reversed(range(len(carried))):
-            if i not in keep:
-                body.erase_arg(offset + i)
-        from ..ir.core import Operation
-        new = Operation(Op.FOR, init_vals, [op.results[i].type for i in keep], dict(op.attrs), loc=op.loc)
-        region = op.regions.pop()
-        new.add_region(region)
-        op.parent.insert_before(op, new)
-        for j, i in enumerate(keep):
-            op.results[i].replace_all_uses_with(new.results[j])
-            new.results[j].name_hint = carried[i]
-            self.scope[carried[i]] = _like(inits[i], new.results[j])
-        op.erase()
+    def _bind_carried(self, carried, values) -> None:
+        i = 0
+        for n, flat in carried:
+            k = len(flat.leaves)
+            self.scope[n] = flat.rebuild(list(values[i:i + k]))
+            i += k
+
+    def _loop_yields(self, carried, before, body_stmts) -> list:
+        names = {n for n, _ in carried}
+        for n in _assigned_names(body_stmts):
+            if n in before and n not in names and not _same_static(self.scope.get(n), before[n]):
+                raise CompileTimeError(f"cannot reassign constexpr {n} in the loop")
+        out = []
+        for n, init in carried:
+            v = self.scope[n]
+            if isinstance(_unwrap(v), (bool, int, float)):
+                v = self.sem.to_tensor(_unwrap(v))
+            flat = flatten(v)
+            if flat is None:
+                raise CompileTimeError(f"Loop-carried variable {n} has initial type {init.describe} but is "
+                                       f"re-assigned to a compile-time value {_unwrap(v)!r} in loop!")
+            if flat.signature != init.signature:
+                raise CompileTimeError(f"Loop-carried variable {n} has initial type {init.describe} but is "
+                                       f"re-assigned to {flat.describe} in loop! Please make sure that the type "
+                                       f"stays consistent.")
+            out.extend(flat.leaves)
+        return out
 
     # --- expressions --------------------------------------------------------------------------
     def visit_Constant(self, node):
@@ -644,6 +634,33 @@ class CodeGenerator(ast.NodeVisitor):
 
 # --- helpers --------------------------------------------------------------------------------------
 
+def _drop_unchanged_iter_args(op, inits, names) -> list:
+    """Rebuild scf.for without the iter_args its body yields back unchanged; returns one value per
+    original iter_arg (the loop result, or the init value where the iter_arg was dropped)."""
+    body, term = op.body, op.body.terminator
+    keep = [i for i in range(len(inits)) if term.operands[i] is not body.args[1 + i]]
+    for r, hint in zip(op.results, names):
+        r.name_hint = hint
+    if len(keep) == len(inits):
+        return list(op.results)
+    for i in range(len(inits)):
+        if i not in keep:
+            body.args[1 + i].replace_all_uses_with(inits[i].handle)
+    term.set_operands([term.operands[i] for i in keep])
+    for i in reversed(range(len(inits))):
+        if i not in keep:
+            body.erase_arg(1 + i)
+    new = Operation(Op.FOR, list(op.operands[:3]) + [op.operands[3 + i] for i in keep],
+                    [op.results[i].type for i in keep], dict(op.attrs), regions=[op.regions.pop()], loc=op.loc)
+    op.parent.insert_before(op, new)
+    op.erase()
+    values = [v.handle for v in inits]
+    for j, i in enumerate(keep):
+        new.results[j].name_hint = names[i]
+        values[i] = new.results[j]
+    return values
+
+
 def _message(e: Exception) -> str:
     if isinstance(e, (TypeError, ValueError, CompileTimeError, NameError, AttributeError, IndexError, KeyError,
                       AssertionError, ZeroDivisionError)):
@@ -661,9 +678,15 @@ def _static_truth(cond) -> bool:
 
 
 def _same_static(a, b) -> bool:
+    """Whether two values are the same thing (tensors: the same IR value; tuples: element-wise)."""
     ua, ub = _unwrap(a), _unwrap(b)
+    if isinstance(ua, (tuple, list)) or isinstance(ub, (tuple, list)):
+        return isinstance(ua, (tuple, list)) and isinstance(ub, (tuple, list)) and len(ua) == len(ub) and \
+            all(_same_static(x, y) for x, y in zip(ua, ub))
     if isinstance(ua, tensor) or isinstance(ub, tensor):
-        return a is b
+        return isinstance(ua, tensor) and isinstance(ub, tensor) and ua.handle is ub.handle
+    if not isinstance(ua, _PY_SCALARS) or not isinstance(ub, _PY_SCALARS):
+        return ua is ub or (type(ua) is type(ub) and isinstance(ua, T.Type) and ua == ub)
     try:
         return type(ua) is type(ub) and bool(ua == ub)
     except Exception:
@@ -672,12 +695,6 @@ def _same_static(a, b) -> bool:
 
 def _display(name: str) -> str:
     return "the return value" if name == RET else name
-
-
-def _like(template, value):
-    """Wrap an IR value the way `template` was wrapped (tensor or tensor_descriptor)."""
-    cls = tensor_descriptor if isinstance(_unwrap(template), tensor_descriptor) else tensor
-    return cls(value, value.type)
 
 
 def _ordered_union(*dicts) -> list:

@@ -1,13 +1,13 @@
 """`compiler.language` (import as `tl`): the Triton language surface plus `tl.mtia` extensions."""
 from . import math, mtia  # noqa: F401
-from .builtins import (PropagateNan, arange, assume, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
+from .builtins import (PropagateNan, advance, arange, assume, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
                        atomic_or, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, debug_barrier,
                        device_assert, device_print, dot, expand_dims, extract_slice, full, full_like, interleave,
-                       join, load, load_tensor_descriptor, make_tensor_descriptor, max_constancy, max_contiguous,
+                       join, load, load_tensor_descriptor, make_block_ptr, make_tensor_descriptor, max_constancy, max_contiguous,
                        maximum, minimum, clamp, multiple_of, next_power_of_2, num_programs, permute, program_id,
                        range, ravel, reshape, split, static_assert, static_print, static_range, store,
                        store_tensor_descriptor, to_tensor, trans, view, where, zeros, zeros_like)
-from .core import (PointerType as _PointerType, block_type, bool_, builtin, constexpr, dtype, bfloat16,
+from .core import (PointerType as _PointerType, block_ptr, block_type, bool_, builtin, constexpr, dtype, bfloat16,
                    float16, float32, float64, float8e4nv, float8e5, int1, int8, int16, int32, int64,
                    pointer_type, tensor, tensor_descriptor, uint8, uint16, uint32, uint64)
 from .math import (abs, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin,

@@ -109,6 +109,18 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
 
 
 @builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    """A block pointer: loads/stores of it move `block_shape` elements at `offsets` (legacy Triton API)."""
+    return current().make_block_ptr(base, shape, strides, offsets, block_shape, order)
+
+
+@builtin
+def advance(base, offsets):
+    """The block pointer moved by `offsets` (one per dimension)."""
+    return current().advance(_unwrap(base), offsets)
+
+
+@builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
     return current().make_tensor_descriptor(base, shape, strides, block_shape, _unwrap(padding_option))
 

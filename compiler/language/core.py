@@ -299,3 +299,32 @@ class tensor_descriptor(tensor):
 
     def store(self, offsets, value):
         return _sem().descriptor_store(self, offsets, value)
+
+
+class block_ptr:
+    """A block pointer (`tl.make_block_ptr`): a block_shape window at `offsets` into a strided tensor.
+
+    Not an IR type: it lives in the frontend as its runtime parts (base pointer, shape and strides as
+    i64, offsets as i32), which loops and ifs carry as separate values; `tl.load`/`tl.store` expand it
+    into a block of pointers (and a mask for `boundary_check`)."""
+
+    def __init__(self, base, shape, strides, offsets, block_shape, order):
+        self.base, self.shape, self.strides, self.offsets = base, list(shape), list(strides), list(offsets)
+        self.block_shape = tuple(block_shape)
+        self.order = tuple(order)
+
+    @property
+    def dtype(self):
+        return PointerType(BlockType(self.block_shape, self.base.type.element_ty))
+
+    @property
+    def type(self):
+        return self.dtype
+
+    def __repr__(self) -> str:
+        return f"block_ptr<{list(self.block_shape)}, {self.base.type.element_ty}>"
+
+    __str__ = __repr__
+
+    def advance(self, offsets):
+        return _sem().advance(self, offsets)

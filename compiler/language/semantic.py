@@ -13,7 +13,7 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Block, Region
 from ..ir.ops import Op
-from .core import _unwrap, is_number, tensor, tensor_descriptor
+from .core import _unwrap, block_ptr, is_number, tensor, tensor_descriptor
 
 _STACK: list["Semantic"] = []
 
@@ -647,8 +647,64 @@ class Semantic:
             attrs["is_volatile"] = True
         return attrs
 
+    # --- block pointers (tl.make_block_ptr): expanded into pointer blocks and masks ---
+    def make_block_ptr(self, base, shape, strides, offsets, block_shape, order) -> block_ptr:
+        base = _as_tensor(base)
+        if base.type.is_block() or not base.type.scalar.is_ptr():
+            raise ValueError(f"Expected a scalar pointer as the base of make_block_ptr, got {base.type}")
+        shape, strides, offsets = (list(_unwrap(x)) for x in (shape, strides, offsets))
+        block_shape, order = [int(_unwrap(b)) for b in _unwrap(block_shape)], [int(_unwrap(o)) for o in _unwrap(order)]
+        rank = len(block_shape)
+        if not (len(shape) == len(strides) == len(offsets) == len(order) == rank):
+            raise ValueError("make_block_ptr: shape, strides, offsets, block_shape and order must have one length")
+        if sorted(order) != list(range(rank)):
+            raise ValueError(f"make_block_ptr: order must be a permutation of 0..{rank - 1}, got {order}")
+        validate_block_shape(block_shape)
+        return block_ptr(base, [self.cast(self.to_tensor(x), T.i64) for x in shape],
+                         [self.cast(self.to_tensor(x), T.i64) for x in strides],
+                         [self.cast(self.to_tensor(x), T.i32) for x in offsets], block_shape, order)
+
+    def advance(self, bp: block_ptr, offsets) -> block_ptr:
+        offsets = list(_unwrap(offsets))
+        if len(offsets) != len(bp.block_shape):
+            raise ValueError(f"advance needs {len(bp.block_shape)} offsets, got {len(offsets)}")
+        new = [self.add(o, self.cast(self.to_tensor(d), T.i32)) for o, d in zip(bp.offsets, offsets)]
+        return block_ptr(bp.base, bp.shape, bp.strides, new, bp.block_shape, bp.order)
+
+    def _expand_block_ptr(self, bp: block_ptr, boundary_check) -> tuple[tensor, tensor | None]:
+        rank = len(bp.block_shape)
+        check = sorted({int(_unwrap(d)) for d in (_unwrap(boundary_check) or ())})
+        if any(not 0 <= d < rank for d in check):
+            raise ValueError(f"boundary_check dimensions must be in [0, {rank}), got {check}")
+        offset, mask = None, None
+        for d, n in enumerate(bp.block_shape):
+            idx = self.add(self.arange(0, n), bp.offsets[d])                     # i32 [n]
+            for _ in range(d):
+                idx = self.expand_dims(idx, 0)
+            for _ in range(d + 1, rank):
+                idx = self.expand_dims(idx, len(idx.type.shape))
+            term = self.mul(self.cast(idx, T.i64), bp.strides[d])
+            offset = term if offset is None else self.add(offset, term)
+            if d in check:
+                ok = self.logical_and(self.greater_equal(idx, 0), self.less_than(self.cast(idx, T.i64), bp.shape[d]))
+                mask = ok if mask is None else self.logical_and(mask, ok)
+        offset = self.broadcast_to(offset, bp.block_shape)
+        ptrs = self.addptr(self.splat(bp.base, bp.block_shape), offset)
+        return ptrs, (self.broadcast_to(mask, bp.block_shape) if mask is not None else None)
+
     def load(self, ptr, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
              eviction_policy="", volatile=False) -> tensor:
+        if isinstance(_unwrap(ptr), block_ptr):
+            if mask is not None or other is not None:
+                raise ValueError("`mask` and `other` arguments cannot be specified for loading block pointers")
+            ptrs, bmask = self._expand_block_ptr(_unwrap(ptr), boundary_check)
+            elem = ptrs.type.scalar.element_ty
+            if padding_option not in ("", None, "zero", "nan"):
+                raise ValueError(f"Padding option {padding_option} not supported")
+            if padding_option == "nan" and not elem.is_floating():
+                raise ValueError("Padding option `nan` is not supported for integer block pointers")
+            fill = None if bmask is None else (float("nan") if padding_option == "nan" else 0)
+            return self.load(ptrs, bmask, fill, (), "", cache_modifier, eviction_policy, volatile)
         ptr = _as_tensor(ptr)
         if isinstance(ptr, tensor_descriptor) or not ptr.type.scalar.is_ptr():
             raise ValueError(f"Unsupported ptr type {ptr.type} in `tl.load`")
@@ -681,6 +737,11 @@ class Semantic:
         return self.cast(out, T.i1) if is_bool else out
 
     def store(self, ptr, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="") -> None:
+        if isinstance(_unwrap(ptr), block_ptr):
+            if mask is not None:
+                raise ValueError("`mask` argument cannot be specified for storing to block pointers")
+            ptrs, bmask = self._expand_block_ptr(_unwrap(ptr), boundary_check)
+            return self.store(ptrs, value, bmask, (), cache_modifier, eviction_policy)
         ptr = _as_tensor(ptr)
         if not ptr.type.scalar.is_ptr():
             raise ValueError(f"Unsupported ptr type {ptr.type} in `tl.store`")

@@ -404,3 +404,59 @@ def test_value_returning_early_return_in_a_called_function():
     y = np.full(10, np.nan, np.float32)
     launch("signed_sqrt", early_return_value_kernel, (10,), x, y, 10)
     np.testing.assert_allclose(y, np.sign(x) * np.sqrt(np.abs(x)), rtol=1e-6)
+
+
+# --- block pointers (legacy tl.make_block_ptr / tl.advance), carried through a loop -------------------
+
+@triton.jit
+def matmul_block_ptr_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                            stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                            BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_block = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(stride_am, stride_ak),
+                                offsets=(pid_m * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))
+    b_block = tl.make_block_ptr(base=b_ptr, shape=(K, N), strides=(stride_bk, stride_bn),
+                                offsets=(0, pid_n * BLOCK_N), block_shape=(BLOCK_K, BLOCK_N), order=(1, 0))
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_block, boundary_check=(0, 1))
+        b = tl.load(b_block, boundary_check=(0, 1), padding_option="zero")
+        acc += tl.dot(a, b)
+        a_block = tl.advance(a_block, (0, BLOCK_K))
+        b_block = tl.advance(b_block, (BLOCK_K, 0))
+    c_block = tl.make_block_ptr(base=c_ptr, shape=(M, N), strides=(stride_cm, stride_cn),
+                                offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N), block_shape=(BLOCK_M, BLOCK_N),
+                                order=(1, 0))
+    tl.store(c_block, acc.to(tl.float16), boundary_check=(0, 1))
+
+
+def test_matmul_with_block_pointers():
+    M, N, K = 50, 40, 70
+    a = RNG.standard_normal((M, K)).astype(np.float16)
+    b = RNG.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float16)
+    launch("matmul_block_ptr", matmul_block_ptr_kernel, (triton.cdiv(M, 16), triton.cdiv(N, 16)), a, b, c, M, N, K,
+           K, 1, N, 1, N, 1, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)
+    np.testing.assert_allclose(c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=2e-3, atol=2e-2)
+
+
+@triton.jit
+def fib_pairs_kernel(Out, n):
+    pair = (0, 1)                      # a tuple carried through the loop
+    for i in range(n):
+        a, b = pair
+        pair = (b, a + b)
+    if n > 5:                          # ... and merged by a runtime if
+        pair = (pair[0] * 10, pair[1])
+    tl.store(Out, pair[0])
+    tl.store(Out + 1, pair[1])
+
+
+def test_tuples_carried_by_loops_and_ifs():
+    out = np.zeros(2, np.int32)
+    launch("fib", fib_pairs_kernel, (1,), out, 10)
+    assert list(out) == [550, 89]
+    launch("fib", fib_pairs_kernel, (1,), out, 4)
+    assert list(out) == [3, 5]

@@ -1,0 +1,83 @@
+"""Values that cross structured control flow, flattened into IR leaves and rebuilt afterwards.
+
+A loop-carried or if-merged name may hold a tensor, a tuple of tensors (and compile-time values),
+or a block pointer (`tl.make_block_ptr`). `flatten` splits such a value into its runtime leaves
+(the scf iter_args / yields) plus a signature of everything else (structure, compile-time parts,
+leaf types); two values merge only when their signatures are equal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..language.core import _unwrap, block_ptr, constexpr, tensor, tensor_descriptor
+
+
+@dataclass
+class Flat:
+    leaves: list                       # runtime tensors, in order
+    rebuild: Callable                  # list of IR values (one per leaf) -> a value like the original
+    signature: tuple                   # equal signatures <=> the values can be merged
+    describe: str                      # the value's type, for error messages
+
+
+def _hashable(v):
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return repr(v)
+
+
+def flatten(value) -> Flat | None:
+    """The runtime leaves of `value`; None for a purely compile-time value."""
+    u = _unwrap(value)
+    if isinstance(u, tensor):
+        cls = tensor_descriptor if isinstance(u, tensor_descriptor) else tensor
+        return Flat([u], lambda vals: cls(vals[0], vals[0].type), ("tensor", u.type), str(u.type))
+    if isinstance(u, block_ptr):
+        parts = [u.base] + list(u.shape) + list(u.strides) + list(u.offsets)
+        r = len(u.block_shape)
+
+        def rebuild_bp(vals, r=r, bs=u.block_shape, order=u.order):
+            ts = [tensor(v, v.type) for v in vals]
+            return block_ptr(ts[0], ts[1:1 + r], ts[1 + r:1 + 2 * r], ts[1 + 2 * r:], bs, order)
+        sig = ("block_ptr", u.block_shape, u.order, tuple(p.type for p in parts))
+        return Flat(parts, rebuild_bp, sig, str(u))
+    if isinstance(u, (tuple, list)):
+        subs = [flatten(x) for x in u]
+        if all(s is None for s in subs):
+            return None
+        leaves, sig, desc = [], [], []
+        for x, s in zip(u, subs):
+            if s is None:
+                sig.append(("static", type(_unwrap(x)).__name__, _hashable(_unwrap(x))))
+                desc.append(repr(_unwrap(x)))
+            else:
+                leaves.extend(s.leaves)
+                sig.append(s.signature)
+                desc.append(s.describe)
+
+        def rebuild_tuple(vals, u=u, subs=subs):
+            out, i = [], 0
+            for x, s in zip(u, subs):
+                if s is None:
+                    out.append(x)
+                else:
+                    out.append(s.rebuild(vals[i:i + len(s.leaves)]))
+                    i += len(s.leaves)
+            return tuple(out)
+        return Flat(leaves, rebuild_tuple, ("tuple", tuple(sig)), "(" + ", ".join(desc) + ")")
+    return None
+
+
+def leaf_names(name: str, flat: Flat) -> list:
+    """Readable IR names for a value's leaves: `acc`, or `ptr_0`, `ptr_1`, ... for aggregates."""
+    if len(flat.leaves) == 1 and flat.signature[0] == "tensor":
+        return [name]
+    return [f"{name}_{i}" for i in range(len(flat.leaves))]
+
+
+def as_value(v):
+    """Python numbers become constexprs (then tensors on assignment) - helper for callers."""
+    return constexpr(v) if isinstance(v, (bool, int, float)) else v
