@@ -10,10 +10,10 @@ from .compile import compile
 from .compiled import CompiledKernel, Stages, register_stage, unregister_stage
 from .executor import (Executor, KernelArgs, LaunchOptions, RunRecord, get_executor, register_executor,
                        registered_executors, set_executor, use_executor)
-from .jit import JITFunction, jit
+from .jit import JITFunction, jit, register_launch_keyword
 from .memory import DeviceBuffer, PointerArg
 
 __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics", "compile", "CompiledKernel", "Stages",
            "register_stage", "unregister_stage", "Executor", "KernelArgs", "LaunchOptions", "RunRecord",
            "get_executor", "register_executor", "registered_executors", "set_executor", "use_executor",
-           "JITFunction", "jit", "DeviceBuffer", "PointerArg"]
+           "JITFunction", "jit", "register_launch_keyword", "DeviceBuffer", "PointerArg"]

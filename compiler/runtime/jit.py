@@ -17,8 +17,15 @@ from .compiled import CompiledKernel
 from .memory import commit, pack, plan_buffers
 from .specialize import ConstArg, RuntimeArg, key_part, specialize
 
-LAUNCH_KEYWORDS = ("num_warps", "num_stages", "pe_mapping", "num_ctas", "maxnreg", "enable_fp_fusion",
-                   "debug", "executor")
+# keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
+LAUNCH_KEYWORDS = ["num_warps", "num_stages", "pe_mapping", "num_ctas", "maxnreg", "enable_fp_fusion",
+                   "debug", "executor"]
+
+
+def register_launch_keyword(name: str) -> None:
+    """Accept `name=` at launch and pass it to the executor in `options.extra` (e.g. "numerics")."""
+    if name not in LAUNCH_KEYWORDS:
+        LAUNCH_KEYWORDS.append(name)
 
 
 class JITFunction:

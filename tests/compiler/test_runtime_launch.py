@@ -370,3 +370,12 @@ def test_argument_specialization_types():
     assert out[0] == -(3 - 0.5)
     c2 = spec_kernel.compile(out, False, 2**63 + 5, None, 1.0)
     assert c2.signature["big"] == "u64"
+
+
+def test_executors_can_register_extra_launch_keywords():
+    ex = RecordingExecutor()
+    x = np.ones(8, np.float32)
+    runtime.register_launch_keyword("numerics")
+    with runtime.use_executor(ex):
+        scale_kernel[(1,)](x, x, 8, 1.0, BLOCK=8, numerics=False)
+    assert ex.calls[-1][3].extra == {"numerics": False}
