@@ -30,6 +30,7 @@ def backend_passes(cfg, num_stages: int = 3) -> list:
         LowerMemory(),                       # loads/stores -> box DMAs or gathers (masks -> valid extents)
         CommonSubexpressionElimination(),
         HoistLoopInvariants(),               # scalar address arithmetic out of loops
+        CommonSubexpressionElimination(),    # ... where it may meet the same code hoisted before
         DeadCodeElimination(),
         MapEngines(),                        # DPE / SE / RE / MLU / DMA / core for every op
         Bufferize(),                         # tiles -> CB slots; views, in-place updates, pops

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..ir.parser import parse_module
 from ..ir.printer import print_module
+from .compiled import register_stage
 from .executor import KernelArgs, LaunchOptions, RunRecord, register_executor
 from .memory import PointerArg
 
@@ -76,3 +77,17 @@ class MtiaExecutor:
 
 
 register_executor("mtia", MtiaExecutor())
+
+
+def _stage(name: str):
+    def produce(compiled):
+        from simulator import get_config
+        return mtia_program(compiled, get_config())[1][name]
+    return produce
+
+
+# compiled.asm["mtia-asm"], ["cpp"], ["json"], and the IR after each backend pass ["mtia.<pass>"],
+# produced on first access for the current hardware config
+for _name in ("mtia-asm", "cpp", "json", "mtia.scalarize-iter-args", "mtia.lower-memory", "mtia.licm",
+              "mtia.map-engines", "mtia.bufferize", "mtia.allocate-ls"):
+    register_stage(_name, _stage(_name))

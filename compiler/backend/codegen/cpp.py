@@ -37,8 +37,10 @@ def name(g, v: Value) -> str:
         op = v.owner
         if isinstance(op, Operation) and op.name == Op.CONSTANT:
             return repr(op.attrs["value"])
-    n = v.name_hint or f"v{g.regs[v].n if v in g.regs else id(v) % 10000}"
-    return re.sub(r"\W", "_", n)
+    r = g.regs.get(v)
+    if r is not None and r.hint:
+        return r.hint
+    return re.sub(r"\W", "_", v.name_hint or f"t{id(v) % 10000}")
 
 
 def header(g) -> None:
@@ -81,6 +83,8 @@ def scalar_op(g, op: Operation) -> None:
             g.e.line(f"*{name(g, op.operands[0])} = {name(g, op.operands[1])};")
         return
     r = op.results[0]
+    if op.operands and g.regs.get(r) is not None and g.regs.get(r) is g.regs.get(op.operands[0]):
+        return                                   # the same register under another type: no code
     lhs = f"{ctype(r.type)} {name(g, r)}"
     o = op.operands
     if op.name in _BIN:

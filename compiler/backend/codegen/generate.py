@@ -9,6 +9,8 @@ popped by that read (or by an explicit `cb.pop`).
 """
 from __future__ import annotations
 
+import re
+
 from isa import cb as cbi
 from isa import scalar as s
 from isa import se, sync
@@ -48,7 +50,8 @@ class Codegen:
     def def_reg(self, v: Value) -> VReg:
         r = self.regs.get(v)
         if r is None:
-            r = self.regs[v] = self.e.vreg("f" if _is_float(v.type) else "x", v.name_hint)
+            r = self.regs[v] = self.e.vreg("f" if _is_float(v.type) else "x")
+            r.hint = re.sub(r"\W", "_", v.name_hint) if v.name_hint else f"v{r.n}"
         return r
 
     def const_int(self, v: Value):
@@ -192,8 +195,9 @@ class Codegen:
         elif self.plan.loc.get(op.results[0] if op.results else None) is not None or _reads_tiles(op, self.plan):
             if not tile_ops.lower(self, op):
                 raise self.error(op, f"{name} is not supported by the MTIA backend")
-            cpp.tile_op(self, op, start)
             self.fetch_results(op)
+            self.apply_pops(op, start, render=True)
+            return
         elif name == Op.LOAD:
             self.scalar_load(op)
         elif name == Op.STORE:
@@ -235,13 +239,16 @@ class Codegen:
             raise self.error(v.owner, f"reading a {dtype} result into a scalar register is not supported")
         e.line(f"{cpp.name(self, v)} = cb_read<{dtype}>(cb{sid});   // wait for the engine, then load")
 
-    def apply_pops(self, op: Operation, start: int) -> None:
-        """The last read of each storage dying at `op` pops it; others get an explicit cb.pop."""
+    def apply_pops(self, op: Operation, start: int, render: bool = False) -> None:
+        """The last read of each storage dying at `op` pops it; others get an explicit cb.pop.
+        With `render`, the op's engine commands go to the C++ listing once their modes are final."""
         e = self.e
-        for sid in self.plan.pops.get(op, ()):
-            if not _mark_last_read(e.code, start, sid):
-                e.emit(cbi.CbPop, cb=sid)
-                e.line(f"cb_pop(cb{sid});")
+        explicit = [sid for sid in self.plan.pops.get(op, ()) if not _mark_last_read(e.code, start, sid)]
+        if render:
+            cpp.tile_op(self, op, start)
+        for sid in explicit:
+            e.emit(cbi.CbPop, cb=sid)
+            e.line(f"cb_pop(cb{sid});")
         for sid in self.plan.pop_after.get(op, ()):
             e.emit(cbi.CbPop, cb=sid)
             e.line(f"cb_pop(cb{sid});   // {self.plan.storages[sid].name} is no longer read")

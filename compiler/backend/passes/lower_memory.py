@@ -205,6 +205,7 @@ def _lower_load(op: Operation) -> None:
             val = b.create1(Op.BROADCAST, [val], out_t)
         if not uniform_other:                             # a varying `other`: select after the load
             val = b.create1(Op.SELECT, [mask, val, other], out_t)
+        val.name_hint = op.result.name_hint
         op.result.replace_all_uses_with(val)
         op.erase()
         return
@@ -216,6 +217,7 @@ def _lower_load(op: Operation) -> None:
     if uniform_other and not isinstance(pad, Value):
         attrs["pad"] = pad
     val = b.create1(D.GATHER, operands, op.result.type, attrs)
+    val.name_hint = op.result.name_hint
     if other is not None and not (uniform_other and not isinstance(pad, Value)):
         val = b.create1(Op.SELECT, [mask, val, other], op.result.type)    # `other` where masked off
     op.result.replace_all_uses_with(val)

@@ -1,0 +1,206 @@
+"""Each MTIA backend pass, run on IR text, checked on the IR text it prints (FileCheck style)."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import compiler.runtime.mtia_executor  # noqa: F401  (registers the backend stages)
+from compiler.backend.passes.allocate_ls import AllocateLocalStore
+from compiler.backend.passes.bufferize import Bufferize
+from compiler.backend.passes.licm import HoistLoopInvariants
+from compiler.backend.passes.lower_memory import LowerMemory
+from compiler.backend.passes.map_engines import MapEngines
+from compiler.backend.passes.scalarize_iter_args import ScalarizeIterArgs
+from compiler.errors import CompilationError
+from compiler.ir import parse_module, print_module, verify
+from compiler.ir.passes import CommonSubexpressionElimination, DeadCodeElimination
+
+_fc = importlib.util.spec_from_file_location("filecheck", Path(__file__).parent / "compiler" / "test_ir_filecheck.py")
+_mod = importlib.util.module_from_spec(_fc)
+_fc.loader.exec_module(_mod)
+check_ir = _mod.check_ir
+
+
+def run(text: str, *passes) -> str:
+    m = parse_module(text)
+    for p in passes:
+        p.run(m)
+        verify(m)
+    return print_module(m)
+
+
+ADD = """module {
+  tt.func @add(%x_ptr: ptr<f32>, %out_ptr: ptr<f32>, %n: i32) {
+    %0 = tt.get_program_id {axis = 0} : i32
+    %1 = arith.constant {value = 1024} : i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = tt.make_range {start = 0, end = 1024} : tensor<1024xi32>
+    %4 = tt.splat %2 : tensor<1024xi32>
+    %offs = arith.addi %4, %3 : tensor<1024xi32>
+    %5 = tt.splat %n : tensor<1024xi32>
+    %mask = arith.cmpi %offs, %5 {predicate = "slt"} : tensor<1024xi1>
+    %6 = tt.splat %x_ptr : tensor<1024xptr<f32>>
+    %7 = tt.addptr %6, %offs : tensor<1024xptr<f32>>
+    %x = tt.load %7, %mask : tensor<1024xf32>
+    %8 = math.exp %x : tensor<1024xf32>
+    %9 = tt.splat %out_ptr : tensor<1024xptr<f32>>
+    %10 = tt.addptr %9, %offs : tensor<1024xptr<f32>>
+    tt.store %10, %8, %mask
+    tt.return
+  }
+}"""
+
+
+def test_lower_memory_turns_a_masked_block_into_one_clipped_box():
+    out = run(ADD, LowerMemory(), CommonSubexpressionElimination())
+    check_ir(out, """
+        CHECK: %[[OFF:.*]] = arith.extsi %2 : i64
+        CHECK: tt.addptr %x_ptr, {{%\\w+}} : ptr<f32>
+        CHECK: arith.subi {{%\\w+}}, {{%\\w+}} : i64
+        CHECK: %x = mtia.load_box {{.*}} {rank = 1, unaligned = false, pad = 0} : tensor<1024xf32>
+        CHECK: math.exp %x
+        CHECK: mtia.store_box
+        CHECK-NOT: tt.load
+        CHECK-NOT: tt.store
+    """.replace("%[[OFF:.*]]", "{{%\\w+}}"))
+
+
+GATHER = """module {
+  tt.func @g(%tbl: ptr<f32>, %idx_ptr: ptr<i32>, %out: ptr<f32>) {
+    %0 = tt.make_range {start = 0, end = 64} : tensor<64xi32>
+    %1 = tt.splat %idx_ptr : tensor<64xptr<i32>>
+    %2 = tt.addptr %1, %0 : tensor<64xptr<i32>>
+    %idx = tt.load %2 : tensor<64xi32>
+    %3 = tt.splat %tbl : tensor<64xptr<f32>>
+    %4 = tt.addptr %3, %idx : tensor<64xptr<f32>>
+    %v = tt.load %4 : tensor<64xf32>
+    %5 = tt.splat %out : tensor<64xptr<f32>>
+    %6 = tt.addptr %5, %0 : tensor<64xptr<f32>>
+    tt.store %6, %v
+    tt.return
+  }
+}"""
+
+
+def test_lower_memory_falls_back_to_a_gather_for_data_dependent_offsets():
+    out = run(GATHER, LowerMemory())
+    check_ir(out, """
+        CHECK: %idx = mtia.load_box %idx_ptr
+        CHECK: %v = mtia.gather %tbl, %idx {has_mask = false, pad = 0} : tensor<64xf32>
+        CHECK: mtia.store_box %out, %v
+    """)
+
+
+BROADCAST_ROW = """module {
+  tt.func @b(%w: ptr<f32>) {
+    %0 = tt.make_range {start = 0, end = 32} : tensor<32xi32>
+    %1 = tt.expand_dims %0 {axis = 0} : tensor<1x32xi32>
+    %2 = tt.splat %w : tensor<1x32xptr<f32>>
+    %3 = tt.addptr %2, %1 : tensor<1x32xptr<f32>>
+    %4 = tt.broadcast %3 : tensor<16x32xptr<f32>>
+    %v = tt.load %4 : tensor<16x32xf32>
+    %5 = math.exp %v : tensor<16x32xf32>
+    tt.return
+  }
+}"""
+
+
+def test_lower_memory_loads_a_broadcast_row_once():
+    out = run(BROADCAST_ROW, LowerMemory())
+    check_ir(out, """
+        CHECK: mtia.load_box %w, {{.*}} : tensor<1x32xf32>
+        CHECK-NOT: tensor<16x32xptr<f32>>
+    """)
+
+
+LOOP = """module {
+  tt.func @acc(%a: ptr<f16>, %K: i32, %sa: i32) {
+    %0 = tt.make_range {start = 0, end = 32} : tensor<32xi32>
+    %1 = tt.expand_dims %0 {axis = 1} : tensor<32x1xi32>
+    %2 = tt.splat %sa : tensor<32x1xi32>
+    %3 = arith.muli %1, %2 : tensor<32x1xi32>
+    %4 = tt.splat %a : tensor<32x1xptr<f16>>
+    %5 = tt.addptr %4, %3 : tensor<32x1xptr<f16>>
+    %6 = tt.expand_dims %0 {axis = 0} : tensor<1x32xi32>
+    %7 = tt.broadcast %5 : tensor<32x32xptr<f16>>
+    %8 = tt.broadcast %6 : tensor<32x32xi32>
+    %ptrs = tt.addptr %7, %8 : tensor<32x32xptr<f16>>
+    %zero = arith.constant {value = 0.0} : tensor<32x32xf32>
+    %c0 = arith.constant {value = 0} : i32
+    %c32 = arith.constant {value = 32} : i32
+    %step = arith.constant {value = 32} : tensor<32x32xi32>
+    %acc, %p = scf.for %c0, %K, %c32, %zero, %ptrs : tensor<32x32xf32>, tensor<32x32xptr<f16>> {
+    ^bb0(%k: i32, %acc_in: tensor<32x32xf32>, %p_in: tensor<32x32xptr<f16>>):
+      %t = tt.load %p_in : tensor<32x32xf16>
+      %d = tt.dot %t, %t, %acc_in {input_precision = "ieee"} : tensor<32x32xf32>
+      %p_next = tt.addptr %p_in, %step : tensor<32x32xptr<f16>>
+      scf.yield %d, %p_next
+    }
+    %r = math.exp %acc : tensor<32x32xf32>
+    tt.return
+  }
+}"""
+
+
+def test_scalarize_iter_args_carries_the_pointer_as_a_scalar():
+    out = run(LOOP, ScalarizeIterArgs(), DeadCodeElimination())
+    check_ir(out, """
+        CHECK: scf.for {{.*}} : tensor<32x32xf32>, ptr<f16> {
+        CHECK-NEXT: ^bb0(%k: i32, %acc_in: tensor<32x32xf32>, %p_in: ptr<f16>):
+        CHECK: tt.splat %p_in : tensor<32x32xptr<f16>>
+        CHECK: tt.addptr %p_in, {{%\\w+}} : ptr<f16>
+        CHECK: scf.yield %d, {{%\\w+}}
+    """)
+
+
+def test_licm_bufferize_and_engines_on_the_loop():
+    out = run(LOOP, ScalarizeIterArgs(), LowerMemory(), CommonSubexpressionElimination(), HoistLoopInvariants(),
+              DeadCodeElimination(), MapEngines(), Bufferize(), AllocateLocalStore(384 * 1024))
+    check_ir(out, """
+        CHECK: %zero = arith.constant {value = 0.0, engine = "se", cb = [0]} : tensor<32x32xf32>
+        CHECK: scf.for
+        CHECK-NOT: arith.extsi %sa
+        CHECK: %t = mtia.load_box %p_in, {{.*}}engine = "dma", cb = [1]} : tensor<32x32xf16>
+        CHECK-NEXT: %d = tt.dot %t, %t, %acc_in {input_precision = "ieee", engine = "dpe", cb = [0], inplace = true}
+        CHECK: scf.yield %d
+    """)
+
+
+def test_allocate_ls_names_the_buffers_that_do_not_fit():
+    big = LOOP.replace("32x32", "256x256").replace("tensor<32x", "tensor<256x").replace("x32x", "x256x") \
+        .replace("end = 32", "end = 256").replace("x32xi32", "x256xi32")
+    m = parse_module(big)
+    for p in (ScalarizeIterArgs(), LowerMemory(), DeadCodeElimination(), MapEngines(), Bufferize()):
+        p.run(m)
+    with pytest.raises(CompilationError, match=r"the kernel's tiles need \d+ bytes of local store with one slot "
+                                               r"each, but tiny has \d+ bytes for them: zero \(256 KiB\), t \(128 KiB\)"):
+        AllocateLocalStore(200 * 1024, config="tiny").run(m)
+
+
+def test_matmul_stages_are_readable():
+    from compiler.kernels.matmul import matmul_kernel
+    a = np.zeros((64, 64), np.float16)
+    c = matmul_kernel.compile(a, a, a, 64, 64, 64, 64, 1, 64, 1, 64, 1, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
+                              GROUP_M=8, ACTIVATION="")
+    check_ir(c.asm["mtia-asm"], """
+        CHECK: .kernel matmul_kernel
+        CHECK: .cb 0 acc base=0 slot=16384 slots=2
+        CHECK: se.fill cb0.push:f32[64x64], 0.0
+        CHECK: for_1:
+        CHECK: dma.in cb1.push:f16[64x32], {{x\\d+}}, [{{x\\d+}}, 1], valid=[{{x\\d+}}, {{x\\d+}}], unaligned=1
+        CHECK-NEXT: dma.in cb2.push:f16[32x64]
+        CHECK-NEXT: dpe.mm cb0.acc:f32[64x64], cb1.pop:f16[64x32], cb2.pop:f16[32x64]
+        CHECK: j for_1
+        CHECK: se.mov cb0.acc:f16[64x64], cb0.keep:f32[64x64]
+        CHECK: dma.out cb0.pop:f16[64x64]
+        CHECK: halt
+    """)
+    check_ir(c.asm["cpp"], """
+        CHECK: void matmul_kernel(half* a_ptr, half* b_ptr, half* c_ptr, int32_t M
+        CHECK: int32_t pid = mtia::program_id(0);
+        CHECK: for (int32_t k = 0; k < {{\\w+}}; k += 1) {
+        CHECK: dma_in(cb1.push, base=a_ptrs{{\\w*}}, strides={stride_am, 1}
+        CHECK: dpe_mm(cb0.acc, cb1.pop, cb2.pop, trans_a=0, trans_b=0);
+        CHECK: dma_out(cb0.pop
+    """)
