@@ -19,6 +19,7 @@ from .passes.bufferize import Bufferize
 from .passes.licm import HoistLoopInvariants
 from .passes.lower_memory import LowerMemory
 from .passes.map_engines import MapEngines
+from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
 from .regalloc import allocate
 
@@ -28,6 +29,7 @@ def backend_passes(cfg, num_stages: int = 3) -> list:
     return [
         ScalarizeIterArgs(),                 # loop-carried pointer blocks -> scalar pointers
         LowerMemory(),                       # loads/stores -> box DMAs or gathers (masks -> valid extents)
+        MaterializePointers(),               # any other pointer block -> address tiles and gathers
         CommonSubexpressionElimination(),
         HoistLoopInvariants(),               # scalar address arithmetic out of loops
         CommonSubexpressionElimination(),    # ... where it may meet the same code hoisted before

@@ -34,7 +34,10 @@ class LowerMemory:
         for func in module.functions:
             targets = [op for op in func.walk() if op.name in _HANDLERS]
             for op in targets:
-                _HANDLERS[op.name](op)
+                try:
+                    _HANDLERS[op.name](op)
+                except NotSplit:
+                    pass            # left for the materialize-pointers fallback
         erase_dead(module)
 
 
@@ -327,12 +330,15 @@ def _offs_type(t, shape):
     return T.BlockType(tuple(shape), t)
 
 
+class NotSplit(Exception):
+    """The pointer block is not a scalar root plus offsets: materialize-pointers handles it."""
+
+
 def split_pointer(b: Builder, ptr: Value, user: Operation) -> tuple[Value, Value]:
     """(scalar root pointer, integer block of element offsets from it) with ptr == root + offsets."""
     r = _split(b, ptr)
     if r is None:
-        raise error_at(user, "this pointer expression is not supported by the MTIA backend (it must be "
-                             "a scalar pointer plus integer offsets)")
+        raise NotSplit()
     root, offs = r
     if offs is None:
         offs = b.constant(0, _offs_type(T.i32, ptr.type.shape))

@@ -1,0 +1,113 @@
+"""The general fallback for pointer blocks: hold the addresses themselves in the local store.
+
+What the memory lowering could not turn into boxes or root-relative gathers (pointer blocks
+carried through loops whose start is not affine, such as the tutorial matmul's `% M` wrap-around,
+or pointers selected between two arrays) is rewritten here: every pointer block becomes an i64
+block of byte addresses computed by the SE (`addptr` multiplies by the element size), loops carry
+those blocks like any other, and the accesses become element-wise gathers, scatters and atomics
+from address 0. Correct for any pointer arithmetic Triton allows, and as slow as per-element
+transactions are on the hardware.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir import Builder, Op
+from ...ir import types as T
+from ...ir.core import Operation
+from .. import dialect as D
+from .util import error_at
+
+_RETYPE = (Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS, Op.SELECT, Op.JOIN, Op.SPLIT, Op.CAT,
+           Op.EXTRACT_SLICE)
+_MEMORY = (Op.LOAD, Op.STORE, Op.ATOMIC_RMW, Op.ATOMIC_CAS)
+
+
+def _is_ptr_block(t) -> bool:
+    return t.is_block() and t.scalar.is_ptr()
+
+
+def _addr_type(t):
+    return T.BlockType(tuple(t.shape), T.i64)
+
+
+@dataclass(frozen=True)
+class MaterializePointers:
+    name: str = "materialize-pointers"
+
+    def run(self, module) -> None:
+        for func in module.functions:
+            if not any(op.name in _MEMORY and op.operands[0].type.is_block() for op in func.walk()):
+                continue
+            elem = {}                     # value -> pointee type, remembered before retyping
+            for op in func.walk():
+                for v in list(op.results) + [a for r in op.regions for a in r.block.args]:
+                    if _is_ptr_block(v.type):
+                        elem[v] = v.type.scalar.element_ty
+            for op in list(func.walk()):
+                _rewrite(op, elem)
+            for v in elem:
+                v.type = _addr_type(v.type)
+
+
+def _rewrite(op: Operation, elem: dict) -> None:
+    b = Builder()
+    b.set_insertion_point_before(op) if op.parent is not None else None
+    b.loc = op.loc
+    name = op.name
+    if name == Op.SPLAT and op.results[0] in elem:
+        addr = b.create1(Op.PTR_TO_INT, [op.operands[0]], T.i64)
+        op.set_operand(0, addr)
+    elif name == Op.ADDPTR and op.results[0] in elem:
+        isz = elem[op.results[0]].itemsize
+        off = op.operands[1]
+        t = _addr_type(off.type)
+        if off.type.scalar != T.i64:
+            off = b.create1(Op.EXTUI if off.type.scalar.is_int_unsigned() else Op.EXTSI, [off], t)
+        if isz != 1:
+            off = b.create1(Op.MULI, [off, b.constant(isz, t)], t)
+        new = b.create1(Op.ADDI, [op.operands[0], off], t)
+        new.name_hint = op.results[0].name_hint
+        op.results[0].replace_all_uses_with(new)
+        op.erase()
+    elif name in (Op.INT_TO_PTR, Op.PTR_TO_INT, Op.PTR_BITCAST) and op.operands[0].type.is_block():
+        op.results[0].replace_all_uses_with(op.operands[0])
+        op.erase()
+    elif name in _MEMORY and op.operands[0] in elem:
+        _memory(b, op, elem[op.operands[0]])
+    elif name in _RETYPE or name in (Op.FOR, Op.IF, Op.WHILE, Op.YIELD, Op.CONDITION):
+        pass                               # result types follow the operands once retyped
+    elif any(v in elem for v in op.operands):
+        raise error_at(op, f"{name} on a block of pointers is not supported by the MTIA backend")
+
+
+def _memory(b: Builder, op: Operation, pointee) -> None:
+    isz = pointee.itemsize
+    addr = op.operands[0]
+    t = _addr_type(addr.type)
+    offs = b.create1(Op.DIVSI, [addr, b.constant(isz, t)], t)     # element index from address 0
+    null = b.create1(Op.INT_TO_PTR, [b.constant(0, T.i64)], T.PointerType(pointee))
+    name = op.name
+    if name == Op.LOAD:
+        mask = op.operands[1] if len(op.operands) > 1 else None
+        other = op.operands[2] if len(op.operands) > 2 else None
+        val = b.create1(D.GATHER, [null, offs] + ([mask] if mask is not None else []), op.result.type,
+                        {"has_mask": mask is not None, "pad": 0})
+        if other is not None:
+            val = b.create1(Op.SELECT, [mask, val, other], op.result.type)
+        val.name_hint = op.result.name_hint
+        op.result.replace_all_uses_with(val)
+    elif name == Op.STORE:
+        mask = op.operands[2] if len(op.operands) > 2 else None
+        b.create(D.SCATTER, [null, offs, op.operands[1]] + ([mask] if mask is not None else []), [],
+                 {"has_mask": mask is not None})
+    elif name == Op.ATOMIC_RMW:
+        from .lower_memory import _RMW
+        mask = op.operands[2] if len(op.operands) > 2 else None
+        val = b.create1(D.ATOMIC, [null, offs, op.operands[1]] + ([mask] if mask is not None else []),
+                        op.result.type, {"kind": _RMW[op.attrs["atomic_rmw_op"]], "has_mask": mask is not None})
+        op.result.replace_all_uses_with(val)
+    else:
+        val = b.create1(D.CAS, [null, offs, op.operands[1], op.operands[2]], op.result.type)
+        op.result.replace_all_uses_with(val)
+    op.erase()
