@@ -30,6 +30,8 @@ class Version:
 
 
 class CircularBuffer:
+    on_release = None       # a tracer's callback(cb), set per CB only while tracing: else one check
+
     def __init__(self, env: simpy.Environment, decl: CBDecl, pe_name: str):
         self.env = env
         self.decl = decl
@@ -108,6 +110,8 @@ class CircularBuffer:
     def _release(self, rel: simpy.Event) -> None:
         self.popped_done += 1
         rel.succeed()
+        if self.on_release is not None:
+            self.on_release(self)
 
     # ---- state for reports --------------------------------------------------------------------
     def occupancy(self) -> int:

@@ -1,0 +1,281 @@
+"""Charts of simulated runs: the roofline, engine utilisation, and a per-PE heatmap.
+
+Figures are built as plain `matplotlib.figure.Figure` objects (never through pyplot), so nothing
+opens a window and scripts, tests and CI render with Agg; a notebook shows one with
+`display(chart.figure)`. Every function returns a `Chart`: the figure plus the coordinates it
+plotted, so that callers (and tests) can check what is on the chart without reading pixels.
+
+    chart = roofline_chart([("gemm", rep1), ("softmax", rep2)], configs=[load_config("mtia-2i")])
+    chart.save("roofline.svg")
+
+The roofline's x axis is arithmetic intensity in FLOPs per DRAM byte and its y axis FLOP/s, both
+logarithmic. Each config draws its compute roofs (DPE at f16 and i8, SE, and any other DPE dtype a
+run used) as ceilings min(peak, DRAM bandwidth x intensity), and its SRAM bandwidth as a dashed
+slope. A run that moved no DRAM bytes has infinite intensity: it is drawn at the right edge with a
+'>' marker, and its point keeps x = inf.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .config import Config, load_config
+from .report import ENGINES, Report
+
+SAVE_FORMATS = (".png", ".svg", ".pdf")
+COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink",
+           "tab:olive", "tab:cyan", "tab:gray")
+ALWAYS_DPE = ("f16", "i8")      # DPE roofs every chart shows; others only when a run used them
+ROOF_STYLES = {"dpe": "-", "se": ":", "re": ":", "dram": "-", "sram": "--"}
+
+
+@dataclass
+class Chart:
+    figure: Figure
+    points: list[dict] = field(default_factory=list)     # what each marker or bar stands for, and where
+    roofs: list[dict] = field(default_factory=list)      # the lines drawn (roofline only)
+
+    def save(self, path: str | Path, dpi: int = 150) -> Path:
+        return save_figure(self.figure, path, dpi)
+
+
+def save_figure(fig: Figure, path: str | Path, dpi: int = 150) -> Path:
+    p = Path(path)
+    if p.suffix.lower() not in SAVE_FORMATS:
+        raise ValueError(f"{p}: save a chart as {', '.join(SAVE_FORMATS)}")
+    fig.savefig(p, dpi=dpi, bbox_inches="tight")
+    return p
+
+
+# ---- roofs ----------------------------------------------------------------------------------------
+
+def config_roofs(cfg: Config, dpe_dtypes: Iterable[str] = ()) -> list[dict]:
+    """The roofs of a config: compute ones in FLOP/s, memory ones in bytes/s, each with its ridge
+    (the intensity where the DRAM slope meets it)."""
+    hz = cfg.clock_ghz * 1e9
+    dram = cfg.dram.bandwidth_gbps * 1e9
+    out = []
+    seen_peaks: dict[float, dict] = {}
+    for dt in dict.fromkeys([*ALWAYS_DPE, *dpe_dtypes]):
+        if dt not in cfg.pe.dpe.macs_per_cycle:
+            continue
+        peak = cfg.dpe_peak_flops(dt)
+        if peak in seen_peaks:             # same datapath rate: one line, both names
+            seen_peaks[peak]["name"] += f"/{dt}"
+            seen_peaks[peak]["dtypes"].append(dt)
+            continue
+        roof = {"config": cfg.name, "kind": "compute", "engine": "dpe", "name": f"DPE {dt}", "dtypes": [dt],
+                "value": peak, "ridge": peak / dram}
+        seen_peaks[peak] = roof
+        out.append(roof)
+    for eng in ("se",):
+        peak = getattr(cfg.pe, eng).elems_per_cycle * cfg.num_pes * hz
+        out.append({"config": cfg.name, "kind": "compute", "engine": eng, "name": eng.upper(), "dtypes": [],
+                    "value": peak, "ridge": peak / dram})
+    top = max(r["value"] for r in out)
+    out.append({"config": cfg.name, "kind": "memory", "engine": "dram", "name": "DRAM", "value": dram,
+                "ridge": top / dram})
+    sram = cfg.sram.gbps * 1e9
+    out.append({"config": cfg.name, "kind": "memory", "engine": "sram", "name": "SRAM", "value": sram,
+                "ridge": top / sram})
+    return out
+
+
+def roof_at(roofs: Sequence[dict], x: float, compute_roof: str) -> float:
+    """The attainable FLOP/s at intensity x under one compute roof ('dpe:f16', 'se') and DRAM."""
+    compute = _compute_roof(roofs, compute_roof)["value"]
+    dram = next(r["value"] for r in roofs if r["engine"] == "dram")
+    return compute if math.isinf(x) else min(compute, dram * x)
+
+
+def _compute_roof(roofs: Sequence[dict], compute_roof: str) -> dict:
+    eng, _, dt = compute_roof.partition(":")
+    for r in roofs:
+        if r["kind"] == "compute" and r["engine"] == eng and (not dt or dt in r["dtypes"]):
+            return r
+    raise KeyError(f"no {compute_roof} roof among {[r['name'] for r in roofs]}")
+
+
+# ---- the roofline chart ---------------------------------------------------------------------------
+
+def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequence[Config] | None = None,
+                   title: str | None = None, ax=None) -> Chart:
+    """Runs as labelled points over the roofs of their configs (several configs share one chart,
+    each in its colour). `configs` are matched to runs by name; by default each run's config is
+    loaded by name from configs/. Runs that did no FLOPs (a pure copy) cannot sit on a log axis:
+    they are left out and listed in the chart's points with `plotted: False`."""
+    labelled = [(r.kernel, r) if isinstance(r, Report) else (str(r[0]), r[1]) for r in runs]
+    by_name: dict[str, Config] = {c.name: c for c in (configs or [])}
+    for _, rep in labelled:
+        if rep.config not in by_name:
+            by_name[rep.config] = load_config(rep.config)
+    used = {name: [rep.roofline.compute_roof.split(":")[1] for _, rep in labelled
+                   if rep.config == name and rep.roofline.compute_roof.startswith("dpe:")]
+            for name in by_name}
+    roofs = {name: config_roofs(cfg, used[name]) for name, cfg in by_name.items()}
+    colour = {name: COLOURS[i % len(COLOURS)] for i, name in enumerate(by_name)}
+
+    points = []
+    for label, rep in labelled:
+        rf = rep.roofline
+        x, y = rf.arithmetic_intensity, rf.achieved_flops
+        plotted = y > 0 and x > 0
+        points.append({"label": label, "config": rep.config, "kernel": rep.kernel, "x": x, "y": y,
+                       "plotted": plotted, "bound": rf.bound, "compute_roof": rf.compute_roof,
+                       "roof_y": roof_at(roofs[rep.config], x, rf.compute_roof) if plotted else float("nan")})
+
+    xlo, xhi, ylo, yhi = _limits(points, roofs)
+    fig, ax = _figure(ax, (10, 5.5))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    xs = np.geomspace(xlo, xhi, 400)
+    all_roofs = []
+    for name, rs in roofs.items():
+        dram = next(r["value"] for r in rs if r["engine"] == "dram")
+        top = max(r["value"] for r in rs if r["kind"] == "compute")
+        for r in rs:
+            if r["kind"] == "compute":
+                ys = np.minimum(r["value"], dram * xs)
+                label = f"{name}: {r['name']} {_si(r['value'], 'FLOP/s')}"
+                lw = 2.0 if r["name"].startswith("DPE f16") else 1.2
+            else:
+                ys = np.minimum(top, r["value"] * xs)
+                label = f"{name}: {r['name']} {_si(r['value'], 'B/s')}"
+                lw = 1.2
+            ax.plot(xs, ys, ROOF_STYLES[r["engine"]], color=colour[name], lw=lw, label=label,
+                    alpha=0.9 if r["kind"] == "compute" else 0.6)
+            all_roofs.append(dict(r))
+    placed: list[tuple[float, float, float]] = []   # labels so far: x span and y, as fractions of the axes
+    for p in points:
+        if not p["plotted"]:
+            p["x_plotted"] = p["y_plotted"] = None
+            continue
+        edge = math.isinf(p["x"])
+        p["x_plotted"] = xhi / 1.5 if edge else p["x"]
+        p["y_plotted"] = p["y"]
+        ax.scatter([p["x_plotted"]], [p["y"]], marker=">" if edge else "o", s=60, color=colour[p["config"]],
+                   edgecolors="black", zorder=5)
+        frac = p["y"] / p["roof_y"] if p["roof_y"] else 0.0
+        text = f"{p['label']} ({100 * frac:.0f}% of roof)"
+        fx, width = _axes_fraction(p["x_plotted"], xlo, xhi), 0.0085 * len(text)
+        dy = _label_offset(placed, fx - width if edge else fx, fx if edge else fx + width,
+                           _axes_fraction(p["y"], ylo, yhi))
+        ax.annotate(text, (p["x_plotted"], p["y"]), textcoords="offset points",
+                    xytext=(-8 if edge else 6, 2 + dy), ha="right" if edge else "left", va="center",
+                    fontsize=8, color=colour[p["config"]],
+                    arrowprops=dict(arrowstyle="-", color=colour[p["config"]], lw=0.5) if dy else None)
+    ax.set_xlim(xlo, xhi)
+    ax.set_ylim(ylo, yhi)
+    ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
+    ax.set_ylabel("FLOP/s")
+    ax.set_title(title or "Roofline: " + ", ".join(by_name))
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.9)
+    if any(p["plotted"] and math.isinf(p["x"]) for p in points):
+        ax.text(0.99, 0.01, "> : no DRAM traffic (infinite intensity)", transform=ax.transAxes, ha="right",
+                va="bottom", fontsize=7, color="dimgray")
+    return Chart(fig, points, all_roofs)
+
+
+def _axes_fraction(v: float, lo: float, hi: float) -> float:
+    return (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+
+
+def _label_offset(placed: list[tuple[float, float, float]], x0: float, x1: float, fy: float,
+                  step: float = 0.04) -> float:
+    """Points to move a label (spanning x0..x1 in axes fractions) up (+) or down (-) so that it does
+    not cover an earlier one: the nearest free row above or below."""
+    for k in (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6):
+        y = fy + k * step
+        if not any(x0 < px1 and px0 < x1 and abs(y - py) < step for px0, px1, py in placed):
+            break
+    placed.append((x0, x1, y))
+    return k * 11
+
+
+def _limits(points: list[dict], roofs: dict[str, list[dict]]) -> tuple[float, float, float, float]:
+    ridges = [r["ridge"] for rs in roofs.values() for r in rs if r["kind"] == "compute"]
+    xs = [p["x"] for p in points if p["plotted"] and math.isfinite(p["x"])]
+    xlo = 10 ** math.floor(math.log10(min(xs + ridges) / 4))
+    xhi = 10 ** math.ceil(math.log10(max(xs + ridges) * 8))
+    peaks = [r["value"] for rs in roofs.values() for r in rs if r["kind"] == "compute"]
+    drams = [r["value"] for rs in roofs.values() for r in rs if r["engine"] == "dram"]
+    ys = [p["y"] for p in points if p["plotted"]]
+    ylo = 10 ** math.floor(math.log10(min(ys + [min(drams) * xlo]) / 2))
+    yhi = 10 ** math.ceil(math.log10(max(peaks + ys) * 2))
+    return xlo, xhi, ylo, yhi
+
+
+# ---- utilisation ----------------------------------------------------------------------------------
+
+def utilization_chart(runs: Iterable[Report | tuple[str, Report]], engines: Sequence[str] = (*ENGINES, "core"),
+                      title: str | None = None, ax=None) -> Chart:
+    """Mean busy fraction of each engine (over the PEs that ran), one bar per run in each group."""
+    labelled = [(f"{r.kernel} on {r.config}", r) if isinstance(r, Report) else (str(r[0]), r[1]) for r in runs]
+    fig, ax = _figure(ax, (8, 4))
+    n = max(len(labelled), 1)
+    width = 0.8 / n
+    idx = np.arange(len(engines))
+    points = []
+    for i, (label, rep) in enumerate(labelled):
+        vals = [100 * rep.utilization.get(e, 0.0) for e in engines]
+        ax.bar(idx + (i - (n - 1) / 2) * width, vals, width, label=label, color=COLOURS[i % len(COLOURS)])
+        points += [{"label": label, "engine": e, "value": v / 100} for e, v in zip(engines, vals)]
+    ax.set_xticks(idx, [e.upper() if e != "core" else "core" for e in engines])
+    ax.set_ylabel("busy (% of run time)")
+    ax.set_ylim(0, 105)
+    ax.set_title(title or "Engine utilisation")
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    return Chart(fig, points)
+
+
+def pe_heatmap(report: Report, engine: str = "dpe", grid: tuple[int, int] | None = None,
+               title: str | None = None, ax=None) -> Chart:
+    """Busy fraction of one engine on every PE, laid out as the PE grid."""
+    n = len(report.per_pe)
+    if grid is None:
+        try:
+            cfg = load_config(report.config)
+            grid = (cfg.grid.rows, cfg.grid.cols)
+        except Exception:
+            side = int(round(math.sqrt(n)))
+            grid = (side, n // side) if side * (n // side) == n else (1, n)
+    rows, cols = grid
+    if rows * cols != n:
+        raise ValueError(f"grid {rows}x{cols} does not hold the report's {n} PEs")
+    vals = np.array([pe.get(engine, 0.0) for pe in report.per_pe]).reshape(rows, cols)
+    fig, ax = _figure(ax, (1.0 + 0.6 * cols, 0.8 + 0.6 * rows))
+    im = ax.imshow(100 * vals, vmin=0, vmax=100, cmap="viridis")
+    for r in range(rows):
+        for c in range(cols):
+            ax.text(c, r, f"{100 * vals[r, c]:.0f}", ha="center", va="center", fontsize=7,
+                    color="white" if vals[r, c] < 0.6 else "black")
+    ax.set_xlabel("PE column")
+    ax.set_ylabel("PE row")
+    ax.set_title(title or f"{engine.upper()} busy % per PE: {report.kernel} on {report.config}")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    points = [{"pe": r * cols + c, "row": r, "col": c, "value": float(vals[r, c])}
+              for r in range(rows) for c in range(cols)]
+    return Chart(fig, points)
+
+
+# ---- helpers --------------------------------------------------------------------------------------
+
+def _figure(ax, size) -> tuple[Figure, Any]:
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=size, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _si(v: float, unit: str) -> str:
+    for scale, p in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g} {p}{unit}"
+    return f"{v:.3g} {unit}"

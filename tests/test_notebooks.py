@@ -1,0 +1,28 @@
+"""The notebooks run top to bottom without errors (each within about a minute on two cores)."""
+import time
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+@pytest.mark.parametrize("name", ["roofline.ipynb", "sweep.ipynb"])
+def test_notebook_executes(name):
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    t = time.perf_counter()
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    elapsed = time.perf_counter() - t
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    images = [o for o in outputs if o.output_type in ("display_data", "execute_result") and "image/png" in o.data]
+    assert len(images) >= 2, "the charts were not drawn"
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream" and o.name == "stdout")
+    assert "softmax" in text and "gemm" in text
+    assert elapsed < 180, f"{name} took {elapsed:.0f} s"
+    prose = [c for c in nb.cells if c.cell_type == "markdown"]
+    assert len(prose) >= 5 and prose[0].source.startswith("# ")
