@@ -114,6 +114,8 @@ def build_report(machine, program, wall: float) -> Report:
     seconds = cycles / hz
     active = [pe for pe in machine.pes if pe.pids]
     ops = {k: sum(pe.engines[k].ops for pe in machine.pes) for k in ("dpe", "se", "re")}
+    vec = [pe.core.vec.stats() for pe in machine.pes]
+    ops["vector"] = float(sum(v["ops"] for v in vec))
     per_pe = []
     for pe in machine.pes:
         per_pe.append({k: (pe.engines[k].busy / cycles if cycles else 0.0) for k in ENGINES}
@@ -139,6 +141,13 @@ def build_report(machine, program, wall: float) -> Report:
         floors_compute["se"] = ops["se"] / se_peak
     if ops["re"]:
         floors_compute["re"] = ops["re"] / re_peak
+    vec_by_dtype: dict[str, float] = {}
+    for v in vec:
+        for dt, n in v["ops_by_dtype"].items():
+            vec_by_dtype[dt] = vec_by_dtype.get(dt, 0.0) + n
+    vec_time = sum(n / (cfg.pe.vector.ops_per_cycle.get(dt, 1) * cfg.num_pes * hz) for dt, n in vec_by_dtype.items())
+    if vec_time:
+        floors_compute["vector"] = vec_time
     dpe_total = sum(floors_compute[k] for k in floors_compute if k.startswith("dpe:"))
     compute_floor = max([dpe_total] + [v for k, v in floors_compute.items() if not k.startswith("dpe:")])
     if dpe_dtypes:
