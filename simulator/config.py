@@ -13,7 +13,7 @@ import contextlib
 import copy
 import math
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -135,6 +135,8 @@ class Dram(_Model):
     bandwidth_gbps: float = _f("peak bandwidth, reads or writes (GB/s)", gt=0)
     channels: int = _f("independent channels; addresses interleave across them", ge=1, le=1024)
     interleave_bytes: int = _f("bytes mapped to one channel before moving to the next", ge=16)
+    channel_hash: Literal["linear", "xor"] = _f("how granules map to channels: in turn, or XOR-folding the "
+                                                 "higher address bits in so power-of-two strides spread")
     latency_ns: float = _f("access latency (ns)", ge=0)
     capacity_gib: int = _f("capacity (GiB)", ge=1)
 

@@ -50,6 +50,7 @@ def test_int8_dpe_runs_at_twice_the_f16_rate(cfg):
 
 
 def test_two_pes_on_one_dram_channel_share_it(cfg):
+    cfg = load_config("mtia-2i", {"dram.channel_hash": "linear"})
     stride = cfg.dram.channels * cfg.dram.interleave_bytes     # every row maps to channel 0
     bw = {}
     for npe in (1, 2):

@@ -71,8 +71,22 @@ class MemorySystem:
         offs = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
         return np.unique(np.repeat(first, counts) + offs)
 
+    def channel_of(self, addrs: np.ndarray) -> np.ndarray:
+        """The DRAM channel of each byte address: interleave granules, optionally XOR-hashed."""
+        g = np.asarray(addrs, np.int64) // self.cfg.dram.interleave_bytes
+        n = len(self.channels)
+        if self.cfg.dram.channel_hash == "xor" and n & (n - 1) == 0 and n > 1:
+            bits = n.bit_length() - 1
+            h = g.copy()
+            shifted = g >> bits
+            while np.any(shifted):          # fold every higher group of bits onto the low ones
+                h ^= shifted
+                shifted = shifted >> bits
+            return h & (n - 1)
+        return g % n
+
     def _channel_bytes(self, lines: np.ndarray) -> np.ndarray:
-        ch = (lines * self.line // self.cfg.dram.interleave_bytes) % len(self.channels)
+        ch = self.channel_of(lines * self.line)
         return np.bincount(ch, minlength=len(self.channels)) * self.line
 
     def transfer(self, now: float, pe: int, acc: Access, write: bool, count_in_port: bool = True) -> float:
