@@ -219,10 +219,11 @@ def _reduce(g, op: Operation) -> None:
     x = op.operands[0]
     if kind in ("argmax", "argmin"):
         vals, idx = op.results
-        if vals.uses or vals in g.plan.fetch:
+        if vals in g.plan.loc:
             g.e.emit(rei.ReReduce, out=out_tile(g, op, vals), a=g.tile(x, op),
                      op="max" if kind == "argmax" else "min", axis=axis)
-        g.e.emit(rei.ReReduce, out=out_tile(g, op, idx), a=g.tile(x, op), op=kind, axis=axis)
+        if idx in g.plan.loc:
+            g.e.emit(rei.ReReduce, out=out_tile(g, op, idx), a=g.tile(x, op), op=kind, axis=axis)
         return
     g.e.emit(rei.ReReduce, out=out_tile(g, op), a=g.tile(x, op), op=kind, axis=axis)
 

@@ -199,6 +199,8 @@ class _Planner:
         if name == Op.DOT and self.dot_in_place(op, blk, depth):
             return
         for r in res:
+            if len(res) > 1 and not r.uses:
+                continue                               # e.g. argmax's values nobody reads: not computed
             if r.type.is_block() or name in (Op.REDUCE, D.ATOMIC, D.CAS, D.GATHER):
                 self.new_storage(r, blk, depth, producer)
                 if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
