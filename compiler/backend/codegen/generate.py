@@ -360,8 +360,12 @@ class Codegen:
     def while_(self, op: Operation) -> None:
         e = self.e
         before, after = op.regions[0].block, op.regions[1].block
-        for init, arg in zip(op.operands, before.args):
-            self.copy(self.def_reg(arg), self.reg(init))
+        carried = self.plan.carried.get(op, {})
+        for j, (init, arg) in enumerate(zip(op.operands, before.args)):
+            if j not in carried:
+                self.copy(self.def_reg(arg), self.reg(init))
+        for sid, init in self.plan.init_copies.get(op, []):
+            self.fill_or_copy(sid, init, op, "push")
         top, end = e.new_label("while"), e.new_label("endwhile")
         e.line("while (true) {")
         e.indent += 1
@@ -369,6 +373,8 @@ class Codegen:
         self.block(before)
         cond = before.terminator
         for arg, v, res in zip(after.args, cond.operands[1:], op.results):
+            if v.type.is_block():
+                continue                          # the carried block stays in its CB
             r = self.def_reg(arg)
             self.copy(r, self.reg(v))
             self.regs[res] = r
@@ -376,7 +382,12 @@ class Codegen:
         e.line(f"if (!{cpp.name(self, cond.operands[0])}) break;")
         self.block(after)
         y = after.terminator
-        self.parallel_copy([(self.regs[a], v) for a, v in zip(before.args, y.operands)])
+        start = len(e.code)
+        for sid, v, mode in self.plan.yield_copies.get(y, []):
+            self.fill_or_copy(sid, v, y, mode)
+        self.apply_pops(y, start)
+        self.parallel_copy([(self.regs[a], v) for j, (a, v) in enumerate(zip(before.args, y.operands))
+                            if j not in carried])
         e.emit(s.J, target=top)
         e.indent -= 1
         e.line("}")

@@ -163,12 +163,7 @@ class _Planner:
             self.if_(op, blk, depth)
             return
         if name == Op.WHILE:
-            for v in list(op.operands) + list(op.results):
-                if v.type.is_block():
-                    raise error_at(op, "a while loop carrying a block of values is not supported by the MTIA "
-                                       "backend yet; carry scalars, or use a for loop")
-            for r in op.regions:
-                self.block(r.block, depth + 1)
+            self.while_(op, blk, depth)
             return
         if name == Op.YIELD or not op.results:
             return
@@ -280,12 +275,18 @@ class _Planner:
 
     # ---- control flow -----------------------------------------------------------------------
     def loop(self, op: Operation, blk: Block, depth: int) -> None:
-        plan = self.plan
         body = op.body
-        carried = {}
-        copies = []
-        inits = op.operands[3:]
-        for j, (init, arg) in enumerate(zip(inits, body.args[1:])):
+        carried = self.carry(op, op.operands[3:], body.args[1:], blk, depth)
+        self.block(body, depth + 1)
+        self.yield_into(body.terminator, carried)
+        for j, sid in carried.items():
+            self.map(op.results[j], Loc(sid, dtype_of(op.results[j].type), tile_shape(op.results[j].type)))
+
+    def carry(self, op: Operation, inits, args, blk: Block, depth: int) -> dict:
+        """Storages for a loop's block-typed carried values (the init's own when it dies there)."""
+        plan = self.plan
+        carried, copies = {}, []
+        for j, (init, arg) in enumerate(zip(inits, args)):
             if not arg.type.is_block():
                 continue
             loc = plan.loc.get(init)
@@ -302,17 +303,39 @@ class _Planner:
             self.map(arg, Loc(sid, dtype_of(arg.type), tile_shape(arg.type)))
         plan.init_copies[op] = copies
         plan.carried[op] = carried
-        self.block(body, depth + 1)
-        y = body.terminator
-        ycopies = []
+        return carried
+
+    def yield_into(self, y: Operation, carried: dict) -> None:
+        copies = []
         for j, sid in carried.items():
             v = y.operands[j]
-            loc = plan.loc.get(v)
+            loc = self.plan.loc.get(v)
             if not (isinstance(loc, Loc) and loc.sid == sid and loc.shape == tile_shape(v.type)):
-                ycopies.append((sid, v, "acc"))
-        plan.yield_copies[y] = ycopies
-        for j, sid in carried.items():
-            self.map(op.results[j], Loc(sid, dtype_of(op.results[j].type), tile_shape(op.results[j].type)))
+                copies.append((sid, v, "acc"))
+        self.plan.yield_copies[y] = copies
+
+    def while_(self, op: Operation, blk: Block, depth: int) -> None:
+        plan = self.plan
+        before, after = op.regions[0].block, op.regions[1].block
+        carried = self.carry(op, op.operands, before.args, blk, depth)
+        self.block(before, depth + 1)
+        cond = before.terminator
+        for k, f in enumerate(cond.operands[1:]):
+            if not f.type.is_block():
+                continue
+            loc = plan.loc.get(f)
+            home = plan.storages[loc.sid].home if isinstance(loc, Loc) else None
+            if not isinstance(loc, Loc) or home is before:
+                raise error_at(op, "this while loop forwards a block computed in its condition to its body; the "
+                                   "MTIA backend forwards only the loop's carried blocks")
+            plan.loc[after.args[k]] = loc
+            plan.storages[loc.sid].values.append(after.args[k])
+            plan.loc[op.results[k]] = loc
+        self.block(after, depth + 1)
+        self.yield_into(after.terminator, carried)
+        for k, r in enumerate(op.results):
+            if isinstance(plan.loc.get(r), Loc):
+                plan.storages[plan.loc[r].sid].values.append(r)
 
     def if_(self, op: Operation, blk: Block, depth: int) -> None:
         plan = self.plan
