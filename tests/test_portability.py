@@ -34,17 +34,13 @@ IMPORTS = {"import triton": "import compiler as triton",
 # kernel file stem -> reason: kernels that do not (yet) run on MTIA because of a backend or simulator
 # gap. They stay in the suite, unchanged, as strict xfails: fixing the gap turns them into failures
 # to be moved back here.
-# Each entry is (reason, the exception the failure raises); the minimal reproductions are in the
-# portability report (tests/portability/GPU_RESULTS.md, "Known MTIA failures").
-MTIA_XFAIL: dict[str, tuple] = {
-    "k07_while_segments": ("MTIA backend: a `while` loop carrying a block (the [BLOCK] accumulator) is not "
-                           "supported (bufferize: 'a while loop carrying a block of values is not supported "
-                           "by the MTIA backend yet')", CompilationError),
-    "k14_argmax_keepdims": ("MTIA backend/simulator: tl.argmax compiles to code that pops the reduce CB before "
-                            "anything was pushed (SanitizerError 'pops CB n (reduce) beyond what was pushed')",
-                            SanitizerError),
-}
-INTERP_XFAIL: dict[str, tuple] = {}
+# Each entry is (reason, the exception the failure raises); minimal reproductions are in
+# tests/portability/GPU_RESULTS.md ("Gaps found on our side").
+_NO_STDLIB = ("frontend: triton.language's standard-library functions tl.sort, tl.flip, tl.gather and "
+              "tl.histogram do not exist in compiler.language (CompilationError \"'module' object has no "
+              "attribute 'sort'\")", CompilationError)
+MTIA_XFAIL: dict[str, tuple] = {"k24_sort_flip_gather": _NO_STDLIB}
+INTERP_XFAIL: dict[str, tuple] = {"k24_sort_flip_gather": _NO_STDLIB}
 
 
 class NumpyLib:
