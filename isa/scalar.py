@@ -361,7 +361,7 @@ class Sd(Store):
     """64-bit value at rs1 + imm = rs2."""
 
 
-# ---- single-precision floats (RV F) -------------------------------------------------------------
+# ---- floats (RV F and D): f registers hold f64; the .s forms round their results to f32 ---------
 
 @family
 class FRType(Instr):
@@ -485,3 +485,108 @@ class FltS(FCmp):
 @instruction("fle.s", "scalar")
 class FleS(FCmp):
     """rd = 1 if fs1 <= fs2 else 0."""
+
+
+# ---- double precision (RV D) ---------------------------------------------------------------------
+
+@instruction("fli.d", "scalar")
+class FliD(Instr):
+    """fd = imm as an f64 (pseudo-instruction)."""
+    fd: FReg
+    imm: FImm
+
+
+@instruction("fld", "scalar", asm="{fd}, {imm}({rs1})")
+class Fld(Instr):
+    """fd = the f64 at address rs1 + imm."""
+    fd: FReg
+    rs1: XReg
+    imm: Imm
+
+
+@instruction("fsd", "scalar", asm="{fs2}, {imm}({rs1})")
+class Fsd(Instr):
+    """The f64 at address rs1 + imm = fs2."""
+    fs2: FReg
+    rs1: XReg
+    imm: Imm
+
+
+@instruction("fadd.d", "scalar")
+class FaddD(FRType):
+    """fd = fs1 + fs2 in f64."""
+
+
+@instruction("fsub.d", "scalar")
+class FsubD(FRType):
+    """fd = fs1 - fs2 in f64."""
+
+
+@instruction("fmul.d", "scalar")
+class FmulD(FRType):
+    """fd = fs1 * fs2 in f64."""
+
+
+@instruction("fdiv.d", "scalar")
+class FdivD(FRType):
+    """fd = fs1 / fs2 in f64 (IEEE: x/0 is inf or nan)."""
+
+
+@instruction("fmin.d", "scalar")
+class FminD(FRType):
+    """fd = min(fs1, fs2) in f64 (a nan operand yields the other)."""
+
+
+@instruction("fmax.d", "scalar")
+class FmaxD(FRType):
+    """fd = max(fs1, fs2) in f64 (a nan operand yields the other)."""
+
+
+@instruction("fsqrt.d", "scalar")
+class FsqrtD(Instr):
+    """fd = sqrt(fs1) in f64."""
+    fd: FReg
+    fs1: FReg
+
+
+@instruction("fcvt.d.l", "scalar")
+class FcvtDL(Instr):
+    """fd = the signed 64-bit integer rs1 converted to f64 (round to nearest even)."""
+    fd: FReg
+    rs1: XReg
+
+
+@instruction("fcvt.l.d", "scalar")
+class FcvtLD(Instr):
+    """rd = fs1 converted to a signed 64-bit integer, truncating toward zero (nan gives 0)."""
+    rd: XReg
+    fs1: FReg
+
+
+@instruction("fcvt.s.d", "scalar")
+class FcvtSD(Instr):
+    """fd = fs1 rounded to f32."""
+    fd: FReg
+    fs1: FReg
+
+
+@instruction("fcvt.d.s", "scalar")
+class FcvtDS(Instr):
+    """fd = fs1 (an f32, exactly representable in f64)."""
+    fd: FReg
+    fs1: FReg
+
+
+@instruction("feq.d", "scalar")
+class FeqD(FCmp):
+    """rd = 1 if fs1 == fs2 else 0 (f64; nan compares false)."""
+
+
+@instruction("flt.d", "scalar")
+class FltD(FCmp):
+    """rd = 1 if fs1 < fs2 else 0 (f64)."""
+
+
+@instruction("fle.d", "scalar")
+class FleD(FCmp):
+    """rd = 1 if fs1 <= fs2 else 0 (f64)."""

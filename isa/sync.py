@@ -49,3 +49,11 @@ class DbgPrint(Instr):
     fmt: Text
     rs1: Imm = 0
     kind: choice("x", "f", "none") = "none"
+
+
+@instruction("dbg.assert", "sync")
+class DbgAssert(Instr):
+    """If register rs1 is zero, stop the launch with a device-assertion failure carrying `msg`
+    (tl.device_assert); otherwise do nothing."""
+    rs1: XReg
+    msg: Text

@@ -25,7 +25,8 @@ DEFAULT_CONFIG = "mtia-2i"
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: an infinite bandwidth or a NaN latency is not hardware
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 def _f(description: str, **bounds) -> Any:
@@ -194,12 +195,21 @@ class Config(_Model):
 
 # ---- loading -----------------------------------------------------------------------------------
 
+def _is_file(p: Path) -> bool:
+    try:
+        return p.is_file()
+    except (OSError, ValueError):     # a name too long for the file system, an embedded NUL byte
+        return False
+
+
 def _resolve_path(name: str | Path) -> Path:
+    if not isinstance(name, (str, Path)):
+        raise ConfigError(f"a config is named by a string or a path, got {name!r}")
     p = Path(name)
-    if p.suffix in (".yaml", ".yml") and p.exists():
+    if p.suffix in (".yaml", ".yml") and _is_file(p):
         return p
     cand = CONFIG_DIR / f"{name}.yaml"
-    if cand.exists():
+    if _is_file(cand):
         return cand
     known = ", ".join(sorted(q.stem for q in CONFIG_DIR.glob("*.yaml")))
     raise ConfigError(f"no config named {str(name)!r}: give a path to a YAML file or one of: {known}")
@@ -209,16 +219,28 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     if path in seen:
         raise ConfigError(f"{path}: 'extends' forms a cycle through {', '.join(map(str, seen))}")
     try:
-        data = yaml.safe_load(path.read_text())
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read it: {e.strerror or e}") from None
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    except ValueError as e:           # PyYAML's constructors: a date like 2020-02-30
+        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid YAML: nested too deeply") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config is a mapping of keys to values, got {type(data).__name__}")
     base = data.pop("extends", None)
     if base is None:
         return data
-    parent = _read_yaml(_resolve_path(base) if not Path(base).is_absolute() else Path(base), seen + (path,))
-    return _merge(parent, data)
+    if not isinstance(base, str):
+        raise ConfigError(f"{path}: 'extends' names one config (a name in configs/ or a path), got {base!r}")
+    parent_path = Path(base) if Path(base).is_absolute() and _is_file(Path(base)) else _resolve_path(base)
+    return _merge(_read_yaml(parent_path, seen + (path,)), data)
 
 
 def _merge(base: dict, over: dict) -> dict:
@@ -234,7 +256,11 @@ def _merge(base: dict, over: dict) -> dict:
 def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
     """Set dotted keys ('dram.bandwidth_gbps') in a config mapping; unknown keys are errors."""
     data = copy.deepcopy(data)
+    if not isinstance(overrides or {}, dict):
+        raise ConfigError(f"overrides map dotted keys to values, got {overrides!r}")
     for dotted, value in (overrides or {}).items():
+        if not isinstance(dotted, str):
+            raise ConfigError(f"override {dotted!r}: a key is a dotted string like 'dram.bandwidth_gbps'")
         node = data
         parts = dotted.split(".")
         for i, part in enumerate(parts[:-1]):
@@ -243,7 +269,7 @@ def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
             node = node[part]
         if parts[-1] not in node and not _is_dict_field(parts):
             raise ConfigError(f"override {dotted!r}: unknown key {parts[-1]!r} "
-                              f"(known: {', '.join(sorted(node))})")
+                              f"(known: {', '.join(sorted(map(str, node)))})")
         node[parts[-1]] = value
     return data
 

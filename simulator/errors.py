@@ -18,6 +18,10 @@ class SanitizerError(SimError):
     """An access the hardware would get wrong: out of bounds, misaligned, CB misuse."""
 
 
+class DeviceAssertionError(SimError):
+    """A `tl.device_assert` (dbg.assert) failed in the kernel."""
+
+
 class DeadlockError(SimError):
     """Work remains but no event can proceed. `.report` holds every PE's blocked state."""
 

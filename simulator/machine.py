@@ -67,6 +67,7 @@ class Machine:
                                  (self.cfg.sram.size_mib - self.cfg.sram.llc_mib) << 20)
         self.kernel_name = "?"
         self.grid = (1, 1, 1)
+        self._lines, self._source = [], "?"
         self._fresh()
 
     def _fresh(self) -> None:
@@ -90,6 +91,14 @@ class Machine:
             ev.succeed()
         return ev
 
+    def where(self, pe, pid, pc: int, ins) -> str:
+        """How errors name a place: kernel, program id, PE, instruction and its kernel source line."""
+        text = f"{self.kernel_name} program {pid} on PE {pe.index} {pe.coords}, instruction {pc} `{ins}`"
+        lines = self._lines
+        if lines and 0 <= pc < len(lines) and lines[pc]:
+            text += f" ({self._source}:{lines[pc]})"
+        return text
+
     # ---- tracing hooks (a tracer sits outside the model) ----------------------------------------
     def trace_issue(self, pe, cmd) -> None:
         if self.tracer is not None:
@@ -107,9 +116,11 @@ class Machine:
             self._fresh()
         self._launched = True
         grid = tuple(grid) + (1,) * (3 - len(grid))
-        if any(g < 1 for g in grid):
-            raise ProgramError(f"grid {grid} must be positive along every axis")
+        if any(g < 0 for g in grid):
+            raise ProgramError(f"grid {grid} must not be negative along any axis")
         self.kernel_name = program.name
+        self._lines = program.meta.get("lines") or []
+        self._source = program.meta.get("source", "?")
         self.grid = grid
         args = dict(args or {})
         missing = [a.name for a in program.args if a.name not in args]

@@ -193,16 +193,29 @@ def _local(points: list[dict], workers: int) -> Iterator[dict]:
         for p in points:
             yield run_point(p)
         return
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(points)) or 1, mp_context=_mp_context())
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(points)) or 1, mp_context=_mp_context(),
+                               initializer=_ignore_sigint)
+    pending: set[Future] = set()
     try:
-        pending: set[Future] = {pool.submit(run_point, p) for p in points}
+        pending = {pool.submit(run_point, p) for p in points}
         yield None                     # the workers exist now: the caller may start its threads (tqdm)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
                 yield f.result()
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # stopped early (Ctrl-C, an error): cancel what has not started. Cancel here rather than
+        # through shutdown(cancel_futures=True), which the pool's manager thread may apply only
+        # after this executor is gone, and then runs every queued point before the process can exit
+        for f in pending:
+            f.cancel()
+        pool.shutdown(wait=False)
+
+
+def _ignore_sigint() -> None:
+    """Ctrl-C is the parent's to handle: it stops handing out points and keeps the finished rows."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _mp_context():

@@ -14,8 +14,8 @@ each CB's occupancy in slots, each PE's DMA bandwidth per time window, and the t
 a "chip" process. Times are microseconds: cycles / clock.
 
 Size stays bounded: `pes` keeps only some PEs, and `max_events` caps the events kept. Past the cap
-the tracer keeps every 2nd recorded event, then every 4th, ... (uniform in time, so the timeline
-keeps its shape), and says so under `otherData` in the file (`truncated`, `sampling_stride`).
+each track keeps every 2nd of its events, then every 4th, ... (uniform in time, so the timeline
+keeps its shape), and the file says so under `otherData` (`truncated`, `sampling_stride`).
 
 The tracer sits outside the model: Machine calls `issue` and `complete` for every command, and the
 CB release hook is set only on traced PEs' CBs.

@@ -39,7 +39,7 @@ def test_out_of_bounds_dma_names_the_array():
     halt
 """
     with pytest.raises(SanitizerError, match=r"oob program \(0, 0, 0\) on PE 0 \(0, 0\), instruction 0 `dma.in cb0.push:f32\[1024\], "
-                                             r"x10, \[1\]`: out of bounds: bytes .* run 96 bytes past the end of x "):
+                                             r"x10, \[1\]`: out-of-bounds load: bytes .* run 96 bytes past the end of x "):
         _run(asm, x=np.zeros(1000, np.float32))
 
 

@@ -52,7 +52,7 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None) 
     g = Codegen(func, plan, cfg)
     emitter = g.run()
     arg_vregs = [r for _, r in g.args]
-    instrs, labels, arg_regs, spills = allocate(emitter.code, arg_vregs, cfg.ls_bytes - SPILL_BYTES, SPILL_BYTES)
+    instrs, labels, arg_regs, spills, lines = allocate(emitter.code, arg_vregs, cfg.ls_bytes - SPILL_BYTES, SPILL_BYTES)
     prog = Program(func.attrs.get("sym_name", "kernel"))
     prog.instrs = instrs
     prog.labels = labels
@@ -66,7 +66,8 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None) 
     for st in plan.storages:
         prog.cb(st.id, st.name, st.base, st.nbytes, st.slots)
     prog.meta = dict(meta or {})
-    prog.meta.update({"ls_bytes": func.attrs.get("mtia.ls_used", 0), "spills": spills, "config": cfg.name,
+    prog.meta.update({"lines": lines, "ls_bytes": func.attrs.get("mtia.ls_used", 0), "spills": spills,
+                      "config": cfg.name,
                       "compile_seconds": round(time.perf_counter() - t0, 4)})
     stages["mtia-asm"] = prog.to_asm()
     stages["cpp"] = "\n".join(emitter.cpp) + "\n"

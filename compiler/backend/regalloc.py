@@ -41,7 +41,8 @@ def defs_uses(p: Proto):
 
 
 def allocate(code: list, args: list[VReg], spill_base: int, spill_bytes: int):
-    """Returns (instructions, labels, physical register of each arg, spill count)."""
+    """Returns (instructions, labels, physical register of each arg, spill count, source line of each
+    instruction)."""
     protos, labels = [], {}
     for item in code:
         if isinstance(item, Label):
@@ -95,8 +96,12 @@ def allocate(code: list, args: list[VReg], spill_base: int, spill_bytes: int):
                     touch(v, i)
     assign, spilled = _linear_scan(start, end, set(args))
     out, index = _rewrite(protos, assign, spilled, spill_base, spill_bytes)
+    lines = [0] * len(out)
+    for i, p in enumerate(protos):                 # spill code shares its instruction's line
+        for k in range(index[i], index[i + 1]):
+            lines[k] = p.line
     labels = {name: index[i] for name, i in labels.items()}
-    return out, labels, {v: assign[v] for v in args if v in assign}, len(spilled)
+    return out, labels, {v: assign[v] for v in args if v in assign}, len(spilled), lines
 
 
 def _linear_scan(start, end, pinned):

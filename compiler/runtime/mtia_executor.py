@@ -12,11 +12,41 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from simulator.errors import DeviceAssertionError as SimDeviceAssertionError
+from simulator.errors import SanitizerError, SimError
+
+from ..errors import DeviceAssertionError, KernelRuntimeError, OutOfBoundsError
 from ..ir.parser import parse_module
 from ..ir.printer import print_module
 from .compiled import register_stage
 from .executor import KernelArgs, LaunchOptions, RunRecord, register_executor
 from .memory import PointerArg
+
+
+class MtiaOutOfBoundsError(OutOfBoundsError, SanitizerError):
+    """An access outside every array, found by the simulator's sanitizer (both error families)."""
+
+
+class MtiaDeviceAssertionError(DeviceAssertionError, SimDeviceAssertionError):
+    """A tl.device_assert that failed on the simulated chip."""
+
+
+class MtiaKernelError(KernelRuntimeError, SimError):
+    """Any other failure of a kernel on the simulated chip (sanitizer, deadlock, ...)."""
+
+
+def _user_error(e: Exception) -> Exception:
+    """The runtime's error family for a simulator error, with the simulator's message unchanged."""
+    msg = str(e)
+    if isinstance(e, SimDeviceAssertionError):
+        cls = MtiaDeviceAssertionError
+    elif isinstance(e, SanitizerError) and "out-of-bounds" in msg:
+        cls = MtiaOutOfBoundsError
+    else:
+        cls = MtiaKernelError
+    err = cls(msg)
+    err.report = getattr(e, "report", None)
+    return err
 
 
 @dataclass
@@ -67,7 +97,10 @@ class MtiaExecutor:
             else:
                 values[decl.name] = v
         start = time.perf_counter()
-        rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping)
+        try:
+            rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping)
+        except SimError as e:
+            raise _user_error(e) from None
         for buf, alloc in allocs.values():          # the run succeeded: hand the bytes back
             buf.data[...] = alloc.data[: buf.data.size]
         return MtiaRunRecord(kernel=compiled.name, grid=tuple(grid), executor=self.name, cycles=int(rep.cycles),

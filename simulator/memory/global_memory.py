@@ -35,7 +35,8 @@ class Allocation:
 
 
 def _what(what) -> str:
-    """Error context is built only when an error is raised (it formats an instruction)."""
+    """Error context ("<kernel, program, PE, instruction>: out-of-bounds load") is built only when
+    an error is raised, since it formats an instruction."""
     return what() if callable(what) else what
 
 
@@ -86,12 +87,12 @@ class GlobalMemory:
         """The allocation holding bytes [lo, hi) and lo's offset in it; an error otherwise."""
         a = self.find(lo)
         if a is not None and hi > a.end:
-            raise SanitizerError(f"{_what(what)}: out of bounds: bytes [{lo:#x}, {hi:#x}) run {hi - a.end} bytes past "
+            raise SanitizerError(f"{_what(what)}: bytes [{lo:#x}, {hi:#x}) run {hi - a.end} bytes past "
                                  f"the end of {a.describe()}")
         if a is None:
             near = self._nearest(lo)
             where = f"; the nearest array is {near.describe()}" if near else "; nothing is allocated there"
-            raise SanitizerError(f"{_what(what)}: out of bounds: bytes [{lo:#x}, {hi:#x}) are outside every array{where}")
+            raise SanitizerError(f"{_what(what)}: bytes [{lo:#x}, {hi:#x}) are outside every array{where}")
         return a, lo - a.base
 
     def _nearest(self, addr: int) -> Allocation | None:
@@ -131,6 +132,6 @@ class GlobalMemory:
             first = int(bad.flat[0]) if bad.size else lo
             near = a or self._nearest(first)
             where = f"; the array is {near.describe()}" if near else "; nothing is allocated there"
-            raise SanitizerError(f"{_what(what)}: out of bounds: address {first:#x} (element offset "
+            raise SanitizerError(f"{_what(what)}: address {first:#x} (element offset "
                                  f"{(first - base) // isz}) is outside the array{where}")
         return a, addr - a.base

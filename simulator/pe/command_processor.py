@@ -62,9 +62,11 @@ class Command:
         self.start = self.end = None
 
     def where(self) -> str:
-        pe = self.engine.pe
-        return (f"{pe.machine.kernel_name} program {self.pid} on PE {pe.index} {pe.coords}, "
-                f"instruction {self.pc} `{self.ins}`")
+        return self.engine.pe.machine.where(self.engine.pe, self.pid, self.pc, self.ins)
+
+    def oob(self, kind: str):
+        """Context for an out-of-bounds error of this command, built only if one is raised."""
+        return lambda: f"{self.where()}: out-of-bounds {kind}"
 
 
 def _scalar(core, v):

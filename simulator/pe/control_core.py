@@ -138,9 +138,7 @@ class ControlCore:
         self.blocked_on = None
 
     def where(self, ins=None) -> str:
-        pe = self.pe
-        return (f"{pe.machine.kernel_name} program {self.pid} on PE {pe.index} {pe.coords}, "
-                f"instruction {self.pc} `{ins if ins is not None else self.code[self.pc][1]}`")
+        return self.pe.machine.where(self.pe, self.pid, self.pc, ins if ins is not None else self.code[self.pc][1])
 
     # ---- scalar memory ----------------------------------------------------------------------------
     def load(self, addr: int, n: int, ins) -> bytes:
@@ -149,7 +147,8 @@ class ControlCore:
             self.extra += self.ls_load
             return ls[addr: addr + n].tobytes()
         if addr >= SRAM_BASE:
-            a, off = self.pe.machine.gmem.locate(addr, addr + n, lambda: self.where(ins))
+            a, off = self.pe.machine.gmem.locate(addr, addr + n,
+                                                 lambda: f"{self.where(ins)}: out-of-bounds scalar load")
             self.extra += self.global_load
             return a.data[off: off + n].tobytes()
         raise SanitizerError(f"{self.where(ins)}: scalar load of {n} bytes at {addr:#x} is outside the local store "
@@ -162,7 +161,8 @@ class ControlCore:
             ls[addr: addr + n] = memoryview(raw)
             return
         if addr >= SRAM_BASE:
-            a, off = self.pe.machine.gmem.locate(addr, addr + n, lambda: self.where(ins))
+            a, off = self.pe.machine.gmem.locate(addr, addr + n,
+                                                 lambda: f"{self.where(ins)}: out-of-bounds scalar store")
             a.data[off: off + n] = memoryview(raw)
             self.extra += 1
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from isa import cb as cbi
 from isa import sync
 
-from ..errors import SanitizerError
+from ..errors import DeviceAssertionError, SanitizerError
 from ..pe.command_processor import check_pop
 from . import semantics
 
@@ -113,3 +113,9 @@ def dbg_print(core, ins):
     value = {"x": lambda: core.x[ins.rs1], "f": lambda: core.f[ins.rs1], "none": lambda: None}[ins.kind]()
     core.pe.machine.log.append((core.env.now, core.pe.index, core.pid,
                                 ins.fmt if value is None else f"{ins.fmt} {value}"))
+
+
+@semantics(sync.DbgAssert)
+def dbg_assert(core, ins):
+    if core.x[ins.rs1] == 0:
+        raise DeviceAssertionError(f"{core.where(ins)}: device assertion failed: {ins.msg}")

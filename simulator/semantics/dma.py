@@ -54,7 +54,7 @@ def dma_in(ctx, cmd):
         dst[...] = source(ctx, cmd, "pad", dst.dtype)
     if 0 in box:
         return
-    src = ctx.gmem.box_view(v["base"], dst.dtype, box, v["strides"], cmd.where)
+    src = ctx.gmem.box_view(v["base"], dst.dtype, box, v["strides"], cmd.oob("load"))
     dst[tuple(slice(0, n) for n in box)] = src
 
 
@@ -65,7 +65,7 @@ def dma_out(ctx, cmd):
     box = _clip(ins.src.shape, v["valid"])
     if 0 in box:
         return
-    dst = ctx.gmem.box_view(v["base"], src.dtype, box, v["strides"], cmd.where)
+    dst = ctx.gmem.box_view(v["base"], src.dtype, box, v["strides"], cmd.oob("store"))
     dst[...] = src[tuple(slice(0, n) for n in box)]
     ctx.gmem.mark_written(v["base"], 0)
 
@@ -77,7 +77,7 @@ def gather(ctx, cmd):
     offs = _offsets(ctx, cmd, dst.shape)
     mask = _mask(ctx, cmd, dst.shape)
     sel = offs if mask is None else offs[mask]
-    typed, idx = _elements(ctx, cmd.vals["base"], sel, dst.dtype, cmd.where)
+    typed, idx = _elements(ctx, cmd.vals["base"], sel, dst.dtype, cmd.oob("load"))
     if mask is None:
         if typed is not None:
             dst[...] = typed[idx].reshape(dst.shape)
@@ -95,7 +95,7 @@ def scatter(ctx, cmd):
     mask = _mask(ctx, cmd, src.shape)
     vals = src if mask is None else src[mask]
     sel = offs if mask is None else offs[mask]
-    typed, idx = _elements(ctx, cmd.vals["base"], sel.reshape(-1), src.dtype, cmd.where)
+    typed, idx = _elements(ctx, cmd.vals["base"], sel.reshape(-1), src.dtype, cmd.oob("store"))
     if typed is not None and idx.size:
         typed[idx] = np.asarray(vals).reshape(-1)
 
@@ -113,7 +113,7 @@ def rows(ctx, cmd):
     if live.size == 0 or cols == 0:
         return
     offs = index[live][:, None] * int(v["row_stride"]) + np.arange(cols)[None, :]
-    typed, idx = _elements(ctx, v["base"], offs, dst.dtype, cmd.where)
+    typed, idx = _elements(ctx, v["base"], offs, dst.dtype, cmd.oob("load"))
     flat[live, :cols] = typed[idx]
 
 
@@ -135,7 +135,7 @@ def atomic(ctx, cmd):
     dtype = np_dtype(ins.val.dtype)
     old = np.zeros(offs.size, dtype)
     if live.size:
-        typed, idx = _elements(ctx, cmd.vals["base"], offs[live], dtype, cmd.where)
+        typed, idx = _elements(ctx, cmd.vals["base"], offs[live], dtype, cmd.oob("atomic"))
         fn = _RMW[ins.op]
         with np.errstate(all="ignore"):
             if np.unique(idx).size == idx.size:
@@ -157,7 +157,7 @@ def cas(ctx, cmd):
     cmpv = np.broadcast_to(view(ctx.ls, cmd.addr["cmp"], ins.cmp), shape).reshape(-1)
     val = np.broadcast_to(view(ctx.ls, cmd.addr["val"], ins.val), shape).reshape(-1)
     dtype = np_dtype(ins.dst.dtype)
-    typed, idx = _elements(ctx, cmd.vals["base"], offs, dtype, cmd.where)
+    typed, idx = _elements(ctx, cmd.vals["base"], offs, dtype, cmd.oob("atomic"))
     old = np.zeros(offs.size, dtype)
     for k, i in enumerate(idx):
         old[k] = typed[i]

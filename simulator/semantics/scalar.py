@@ -240,10 +240,66 @@ def fmv_w_x(core, ins):
     core.f[ins.fd] = struct.unpack("<f", struct.pack("<I", core.x[ins.rs1] & 0xFFFFFFFF))[0]
 
 
-_FC = {s.FeqS: lambda a, b: a == b, s.FltS: lambda a, b: a < b, s.FleS: lambda a, b: a <= b}
+_FC = {s.FeqS: lambda a, b: a == b, s.FltS: lambda a, b: a < b, s.FleS: lambda a, b: a <= b,
+       s.FeqD: lambda a, b: a == b, s.FltD: lambda a, b: a < b, s.FleD: lambda a, b: a <= b}
 
 
 @semantics(*_FC)
 def fcmp(core, ins):
     if ins.rd:
         core.x[ins.rd] = int(_FC[type(ins)](core.f[ins.fs1], core.f[ins.fs2]))
+
+
+_D = {s.FaddD: lambda a, b: a + b, s.FsubD: lambda a, b: a - b, s.FmulD: lambda a, b: a * b,
+      s.FdivD: _fdiv, s.FminD: _fminmax(min), s.FmaxD: _fminmax(max)}
+
+
+@semantics(*_D)
+def drtype(core, ins):
+    try:
+        core.f[ins.fd] = float(_D[type(ins)](core.f[ins.fs1], core.f[ins.fs2]))
+    except OverflowError:
+        core.f[ins.fd] = math.inf
+
+
+@semantics(s.FsqrtD)
+def fsqrt_d(core, ins):
+    a = core.f[ins.fs1]
+    core.f[ins.fd] = math.sqrt(a) if a >= 0 else math.nan
+
+
+@semantics(s.Fld)
+def fld(core, ins):
+    core.f[ins.fd] = struct.unpack("<d", core.load(core.x[ins.rs1] + ins.imm, 8, ins))[0]
+
+
+@semantics(s.Fsd)
+def fsd(core, ins):
+    core.store(core.x[ins.rs1] + ins.imm, struct.pack("<d", core.f[ins.fs2]), ins)
+
+
+@semantics(s.FcvtDL)
+def fcvt_d_l(core, ins):
+    core.f[ins.fd] = float(core.x[ins.rs1])
+
+
+@semantics(s.FcvtLD)
+def fcvt_l_d(core, ins):
+    a = core.f[ins.fs1]
+    if ins.rd:
+        core.x[ins.rd] = 0 if math.isnan(a) else wrap(int(max(min(a, 2.0**63 - 1), -2.0**63)))
+
+
+@semantics(s.FcvtSD)
+def fcvt_s_d(core, ins):
+    core.f[ins.fd] = f32(core.f[ins.fs1])
+
+
+@semantics(s.FcvtDS)
+def fcvt_d_s(core, ins):
+    core.f[ins.fd] = core.f[ins.fs1]
+
+
+@semantics(s.FliD)
+def fli_d(core, ins):
+    core.f[ins.fd] = float(ins.imm)

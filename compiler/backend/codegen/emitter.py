@@ -25,6 +25,7 @@ class Proto:
     cls: type
     fields: dict
     comment: str = ""
+    line: int = 0               # the kernel source line it came from (0: none)
 
 
 @dataclass
@@ -39,13 +40,14 @@ class Emitter:
     indent: int = 1
     _n: int = 0
     _labels: int = 0
+    src_line: int = 0           # source line of the op being lowered
 
     def vreg(self, cls: str, hint: str | None = None) -> VReg:
         self._n += 1
         return VReg(cls, self._n, hint)
 
     def emit(self, cls, comment: str = "", **fields) -> Proto:
-        p = Proto(cls, fields, comment)
+        p = Proto(cls, fields, comment, self.src_line)
         self.code.append(p)
         return p
 

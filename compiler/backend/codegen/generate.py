@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 from isa import cb as cbi
+from isa import dma, se, sync
+from isa import re as rei
 from isa import scalar as s
-from isa import se, sync
 from isa.types import Tile
 
 from ...ir import Op
@@ -82,7 +83,7 @@ class Codegen:
             c = op.attrs["value"]
             r = self.e.vreg("f" if _is_float(v.type) else "x")
             if _is_float(v.type):
-                self.e.emit(s.Fli, fd=r, imm=float(c))
+                self.e.emit(s.FliD if v.type == T.f64 else s.Fli, fd=r, imm=float(c))
             else:
                 self.e.emit(s.Li, rd=r, imm=_canonical_int(c, v.type))
             return r
@@ -177,6 +178,8 @@ class Codegen:
     def op(self, op: Operation) -> None:
         e = self.e
         name = op.name
+        if op.loc is not None:
+            e.src_line = op.loc.line
         start = len(e.code)
         if name == Op.FOR:
             self.for_(op)
@@ -189,6 +192,8 @@ class Codegen:
         elif name == Op.RETURN:
             if op.parent is not self.func.body:
                 e.emit(s.J, target=self.end_label)
+        elif name == Op.ASSERT:
+            self.assert_(op)
         elif op.results and isinstance(self.plan.loc.get(op.results[0]), Uniform) and \
                 op.results[0] not in self.plan.fill_at_def:
             pass                                     # a uniform block: readers take the scalar
@@ -207,7 +212,7 @@ class Codegen:
         elif name == Op.DEBUG_BARRIER:
             e.emit(sync.Fence)
             e.line("mtia::fence();")
-        elif name in (Op.ASSERT, Op.ASSUME):
+        elif name == Op.ASSUME:
             pass
         elif name == Op.CONSTANT:
             pass                                     # materialised at each use
@@ -231,8 +236,8 @@ class Codegen:
         addr = e.vreg("x")
         e.emit(cbi.CbWait, rd=addr, cb=sid)
         rd = self.def_reg(v)
-        if dtype == "f32":
-            e.emit(s.Flw, fd=rd, rs1=addr, imm=0)
+        if dtype in ("f32", "f64"):
+            e.emit(s.Flw if dtype == "f32" else s.Fld, fd=rd, rs1=addr, imm=0)
         elif dtype in _LOADS:
             e.emit(_LOADS[dtype], rd=rd, rs1=addr, imm=0)
         else:
@@ -409,8 +414,16 @@ class Codegen:
                 (e.emit(s.Fli, fd=rd, imm=0.0) if rd.cls == "f" else e.emit(s.Li, rd=rd, imm=0))
             skip = e.new_label("skipload")
             e.emit(s.Beq, rs1=self.reg(mask), rs2=self.zero(), target=skip)
-        if dt == "f32":
-            e.emit(s.Flw, fd=rd, rs1=self.reg(ptr), imm=0)
+        if op in self.plan.temps:           # f16/bf16/f64: one-element DMA, then the SE widens it
+            sid = self.plan.temps[op]
+            e.emit(dma.DmaIn, dst=Tile(sid, "push", dt, (1,)), base=self.reg(ptr), strides=(1,), unaligned=1)
+            e.emit(se.SeMov, out=Tile(sid, "acc", "f32", (1,)), a=Tile(sid, "keep", dt, (1,)))
+            addr = e.vreg("x")
+            e.emit(cbi.CbWait, rd=addr, cb=sid)
+            e.emit(s.Flw, fd=rd, rs1=addr, imm=0)
+            e.emit(cbi.CbPop, cb=sid)
+        elif dt in ("f32", "f64"):
+            e.emit(s.Flw if dt == "f32" else s.Fld, fd=rd, rs1=self.reg(ptr), imm=0)
         elif dt in _LOADS:
             e.emit(_LOADS[dt], rd=rd, rs1=self.reg(ptr), imm=0)
         elif op.result.type.is_ptr():
@@ -429,8 +442,12 @@ class Codegen:
         if len(op.operands) > 2:
             skip = e.new_label("skipstore")
             e.emit(s.Beq, rs1=self.reg(op.operands[2]), rs2=self.zero(), target=skip)
-        if dt == "f32":
-            e.emit(s.Fsw, fs2=self.reg(val), rs1=self.reg(ptr), imm=0)
+        if op in self.plan.temps:           # f16/bf16/f64: the SE narrows or widens into a slot, a DMA stores it
+            sid = self.plan.temps[op]
+            e.emit(se.SeFill, out=Tile(sid, "push", dt, (1,)), value=self.reg(val))
+            e.emit(dma.DmaOut, src=Tile(sid, "pop", dt, (1,)), base=self.reg(ptr), strides=(1,), unaligned=1)
+        elif dt in ("f32", "f64"):
+            e.emit(s.Fsw if dt == "f32" else s.Fsd, fs2=self.reg(val), rs1=self.reg(ptr), imm=0)
         elif dt in _STORES:
             e.emit(_STORES[dt], rs2=self.reg(val), rs1=self.reg(ptr), imm=0)
         else:
@@ -438,6 +455,27 @@ class Codegen:
         if skip:
             e.place(skip)
         cpp.scalar_op(self, op)
+
+    def assert_(self, op: Operation) -> None:
+        e = self.e
+        cond = op.operands[0]
+        msg = str(op.attrs.get("message", "assertion failed"))
+        if op in self.plan.temps:            # a block condition: the RE ands it to one flag
+            sid = self.plan.temps[op]
+            loc = self.plan.loc[cond]
+            n = 1
+            for d in loc.shape:
+                n *= d
+            e.emit(rei.ReReduce, out=Tile(sid, "push", "i1", (1,)), a=Tile(loc.sid, "keep", "i1", (n,)),
+                   op="and", axis=0)
+            addr, flag = e.vreg("x"), e.vreg("x")
+            e.emit(cbi.CbWait, rd=addr, cb=sid)
+            e.emit(s.Lbu, rd=flag, rs1=addr, imm=0)
+            e.emit(cbi.CbPop, cb=sid)
+        else:
+            flag = self.reg(cond)
+        e.emit(sync.DbgAssert, rs1=flag, msg=msg)
+        e.line(f'device_assert({cpp.name(self, cond)}, "{msg}");')
 
     def print_(self, op: Operation) -> None:
         prefix = op.attrs.get("prefix", "")

@@ -20,6 +20,14 @@ _WRAPS = {Op.ADDI, Op.SUBI, Op.MULI, Op.SHLI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.R
           Op.ANDI, Op.ORI, Op.XORI, Op.SHRSI, Op.SHRUI}
 _FF = {Op.ADDF: s.FaddS, Op.SUBF: s.FsubS, Op.MULF: s.FmulS, Op.DIVF: s.FdivS, Op.PRECISE_DIVF: s.FdivS,
        Op.MAXNUMF: s.FmaxS, Op.MINNUMF: s.FminS, Op.MAXIMUMF: s.FmaxS, Op.MINIMUMF: s.FminS}
+_DOUBLE = {s.FaddS: s.FaddD, s.FsubS: s.FsubD, s.FmulS: s.FmulD, s.FdivS: s.FdivD, s.FmaxS: s.FmaxD,
+           s.FminS: s.FminD, s.FsqrtS: s.FsqrtD, s.FeqS: s.FeqD, s.FltS: s.FltD, s.FleS: s.FleD,
+           s.FcvtSL: s.FcvtDL, s.FcvtLS: s.FcvtLD, s.Fli: s.FliD}
+
+
+def fop(cls, t):
+    """The f64 form of a float instruction when the type is f64 (f registers hold f64)."""
+    return _DOUBLE.get(cls, cls) if t == T.f64 else cls
 
 
 def canonicalize(g, reg, t) -> None:
@@ -133,15 +141,16 @@ def lower(g, op) -> bool:
         return True
     if name in _FF:
         a, b = op.operands
-        e.emit(_FF[name], fd=g.def_reg(op.result), fs1=g.reg(a), fs2=g.reg(b))
+        e.emit(fop(_FF[name], op.result.type), fd=g.def_reg(op.result), fs1=g.reg(a), fs2=g.reg(b))
         return True
     if name == Op.NEGF:
+        t = op.result.type
         z = e.vreg("f")
-        e.emit(s.Fli, fd=z, imm=0.0)
-        e.emit(s.FsubS, fd=g.def_reg(op.result), fs1=z, fs2=g.reg(op.operands[0]))
+        e.emit(fop(s.Fli, t), fd=z, imm=0.0)
+        e.emit(fop(s.FsubS, t), fd=g.def_reg(op.result), fs1=z, fs2=g.reg(op.operands[0]))
         return True
     if name in (Op.SQRT, Op.PRECISE_SQRT):
-        e.emit(s.FsqrtS, fd=g.def_reg(op.result), fs1=g.reg(op.operands[0]))
+        e.emit(fop(s.FsqrtS, op.result.type), fd=g.def_reg(op.result), fs1=g.reg(op.operands[0]))
         return True
     if name == Op.CMPF:
         _cmpf(g, op)
@@ -151,15 +160,18 @@ def lower(g, op) -> bool:
         ra = g.reg(src)
         if name == Op.UITOFP and src.type.is_int_signed() and src.type != T.i1:
             ra = g.zext(ra, src.type)
-        e.emit(s.FcvtSL, fd=g.def_reg(op.result), rs1=ra)
+        e.emit(fop(s.FcvtSL, op.result.type), fd=g.def_reg(op.result), rs1=ra)
         return True
     if name in (Op.FPTOSI, Op.FPTOUI):
         rd = g.def_reg(op.result)
-        e.emit(s.FcvtLS, rd=rd, fs1=g.reg(op.operands[0]))
+        e.emit(fop(s.FcvtLS, op.operands[0].type), rd=rd, fs1=g.reg(op.operands[0]))
         canonicalize(g, rd, op.result.type)
         return True
-    if name in (Op.EXTF,):
+    if name == Op.EXTF:
         e.emit(s.FmvS, fd=g.def_reg(op.result), fs1=g.reg(op.operands[0]))
+        return True
+    if name == Op.TRUNCF and op.operands[0].type == T.f64:
+        e.emit(s.FcvtSD, fd=g.def_reg(op.result), fs1=g.reg(op.operands[0]))
         return True
     return False
 
@@ -196,29 +208,31 @@ def _cmpi(g, op) -> None:
 def _cmpf(g, op) -> None:
     e = g.e
     pred = op.attrs["predicate"]
+    t = op.operands[0].type
+    feq, flt, fle = fop(s.FeqS, t), fop(s.FltS, t), fop(s.FleS, t)
     a, b = (g.reg(v) for v in op.operands)
     rd = g.def_reg(op.result)
     if pred in ("oeq", "une"):
-        e.emit(s.FeqS, rd=rd, fs1=a, fs2=b)
+        e.emit(feq, rd=rd, fs1=a, fs2=b)
         if pred == "une":
             e.emit(s.Xori, rd=rd, rs1=rd, imm=1)
     elif pred == "olt":
-        e.emit(s.FltS, rd=rd, fs1=a, fs2=b)
+        e.emit(flt, rd=rd, fs1=a, fs2=b)
     elif pred == "ole":
-        e.emit(s.FleS, rd=rd, fs1=a, fs2=b)
+        e.emit(fle, rd=rd, fs1=a, fs2=b)
     elif pred == "ogt":
-        e.emit(s.FltS, rd=rd, fs1=b, fs2=a)
+        e.emit(flt, rd=rd, fs1=b, fs2=a)
     elif pred == "oge":
-        e.emit(s.FleS, rd=rd, fs1=b, fs2=a)
+        e.emit(fle, rd=rd, fs1=b, fs2=a)
     elif pred == "one":                 # ordered and not equal: a < b or b < a
         t = e.vreg("x")
-        e.emit(s.FltS, rd=rd, fs1=a, fs2=b)
-        e.emit(s.FltS, rd=t, fs1=b, fs2=a)
+        e.emit(flt, rd=rd, fs1=a, fs2=b)
+        e.emit(flt, rd=t, fs1=b, fs2=a)
         e.emit(s.Or, rd=rd, rs1=rd, rs2=t)
     elif pred in ("ord", "uno"):        # x == x is false only for nan
         t = e.vreg("x")
-        e.emit(s.FeqS, rd=rd, fs1=a, fs2=a)
-        e.emit(s.FeqS, rd=t, fs1=b, fs2=b)
+        e.emit(feq, rd=rd, fs1=a, fs2=a)
+        e.emit(feq, rd=t, fs1=b, fs2=b)
         e.emit(s.And, rd=rd, rs1=rd, rs2=t)
         if pred == "uno":
             e.emit(s.Xori, rd=rd, rs1=rd, imm=1)

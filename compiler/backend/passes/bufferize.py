@@ -24,6 +24,7 @@ from .. import dialect as D
 from .util import error_at
 
 VIEW_OPS = (Op.EXPAND_DIMS, Op.RESHAPE)
+WIDE_ONLY = ("f16", "bf16")              # float scalars the control core cannot load/store directly
 SCALAR_FROM_TILE = (D.TO_SCALAR,)
 
 
@@ -40,6 +41,7 @@ class Storage:
     slots: int = 1
     base: int = 0
     values: list = field(default_factory=list)
+    temp: bool = False              # a scratch slot one op pushes and pops itself
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class Plan:
     yield_copies: dict = field(default_factory=dict)   # yield op -> [(target sid, value, mode)]
     carried: dict = field(default_factory=dict)        # loop -> {iter index: sid}
     fetch: set = field(default_factory=set)            # 0-d tile values also wanted in a register
+    temps: dict = field(default_factory=dict)          # op -> sid of its scratch slot
 
     def storage(self, v: Value) -> Storage | None:
         loc = self.loc.get(v)
@@ -165,7 +168,7 @@ class _Planner:
         if name == Op.WHILE:
             self.while_(op, blk, depth)
             return
-        if name == Op.YIELD or not op.results:
+        if self.needs_temp(op, blk, depth) or name == Op.YIELD or not op.results:
             return
         res = op.results
         if not any(r.type.is_block() for r in res) and name not in (Op.REDUCE, D.ATOMIC, D.CAS, D.GATHER):
@@ -200,6 +203,25 @@ class _Planner:
                 self.new_storage(r, blk, depth, producer)
                 if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
                     plan.fetch.add(r)
+
+    def needs_temp(self, op: Operation, blk: Block, depth: int) -> bool:
+        """Scalar work the control core cannot do alone gets a one-element scratch slot: asserting
+        a block condition, and scalar loads and stores of f16, bf16 and f64 (converted by the SE)."""
+        name = op.name
+        if name == Op.ASSERT and op.operands[0].type.is_block():
+            dtype, shape = "i1", (1,)
+        elif name == Op.LOAD and not op.operands[0].type.is_block() and dtype_of(op.results[0].type) in WIDE_ONLY:
+            dtype, shape = "f32", (1,)          # room for the load and its f32 conversion
+        elif name == Op.STORE and not op.operands[0].type.is_block() and \
+                dtype_of(op.operands[1].type) in WIDE_ONLY:
+            dtype, shape = "f32", (1,)
+        else:
+            return False
+        st = Storage(len(self.plan.storages), f"{name.split('.')[-1]}_tmp", nbytes(dtype, shape), blk, op, depth,
+                     "se", op.loc.line if op.loc else None, temp=True)
+        self.plan.storages.append(st)
+        self.plan.temps[op] = st.id
+        return True
 
     def view(self, op: Operation, blk: Block, depth: int) -> bool:
         plan = self.plan
@@ -390,6 +412,8 @@ def _tile_reader(u, plan: Plan) -> bool:
 def _deaths(plan: Plan) -> None:
     """Where each storage is popped: by its last reader in its home block, or after that op."""
     for st in plan.storages:
+        if st.temp:
+            continue
         blk = st.home
         last, last_i, direct = None, -1, False
         for v in st.values:
