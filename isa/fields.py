@@ -24,7 +24,7 @@ def _reg(text: str, prefix: str, abi: bool = False) -> int:
     t = text.strip()
     if abi and t in _ABI:
         return _ABI[t]
-    if len(t) > 1 and t[0] == prefix and t[1:].isdigit():
+    if len(t) > 1 and t[0] == prefix and t[1:].isascii() and t[1:].isdigit():   # not '²' or '٣' 
         n = int(t[1:])
         if 0 <= n < 32:
             return n
@@ -43,6 +43,23 @@ def _float(text: str) -> float:
         return float(text.strip())
     except ValueError:
         raise AsmError(f"expected a number, got {text.strip()!r}") from None
+
+
+def _to_float(v) -> float:
+    """float(v) for a JSON number or a Python int of any size; AsmError instead of OverflowError."""
+    try:
+        return float(v)
+    except OverflowError:
+        raise AsmError(f"{v!r} is too large for a floating-point operand") from None
+
+
+def _json_number(j) -> float:
+    """A float operand from JSON: a number, or the text of one ('nan', 'inf' as `_json_float` writes)."""
+    if isinstance(j, str):
+        return _float(j)
+    if isinstance(j, bool) or not isinstance(j, (int, float)):
+        raise AsmError(f"expected a number, got {j!r}")
+    return _to_float(j)
 
 
 def _fmt_float(v: float) -> str:
@@ -168,7 +185,7 @@ class FImm(Kind):
     def check(cls, v):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise AsmError(f"expected a number, got {v!r}")
-        return float(v)
+        return _to_float(v)
 
     parse = staticmethod(_float)
     fmt = staticmethod(_fmt_float)
@@ -176,12 +193,12 @@ class FImm(Kind):
 
     @classmethod
     def from_json(cls, j):
-        return float(j)
+        return _json_number(j)
 
 
 class Label(Kind):
     """A branch target, by name."""
-    _re = re.compile(r"^[A-Za-z_.$][\w.$]*$")
+    _re = re.compile(r"^[A-Za-z_.$][\w.$]*\Z")     # \Z: '$' would also accept a trailing newline
 
     @classmethod
     def check(cls, v):
@@ -198,12 +215,17 @@ class Name(Label):
     """A free-form identifier (an engine function, a reduction kind...)."""
 
 
+_LINE_BREAKS = re.compile(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")   # what str.splitlines() splits on
+
+
 class Text(Kind):
-    """A quoted string (debug print formats)."""
+    """A quoted string (debug print formats) on one line of assembly."""
     @classmethod
     def check(cls, v):
         if not isinstance(v, str):
             raise AsmError(f"expected a string, got {v!r}")
+        if _LINE_BREAKS.search(v):
+            raise AsmError(f"a string operand must not contain a line break, got {v!r}")
         return v
 
     @classmethod
@@ -222,7 +244,7 @@ class Dtype(Kind):
     """An element type name: i1 i8 i16 i32 i64 u8.. f16 bf16 f32 f64 f8e4m3 f8e5m2."""
     @classmethod
     def check(cls, v):
-        if v not in DTYPES:
+        if not isinstance(v, str) or v not in DTYPES:
             raise AsmError(f"unknown dtype {v!r}; expected one of {', '.join(DTYPES)}")
         return v
 
@@ -293,7 +315,7 @@ class FOrImm(Kind):
     def from_json(cls, j):
         if isinstance(j, str) and re.fullmatch(r"[fx]\d+", j):
             return cls.parse(j)
-        return float(j)
+        return _json_number(j)
 
 
 class XList(Kind):
@@ -341,7 +363,7 @@ class IntList(XList):
         return list(v)
 
 
-_TILE_RE = re.compile(r"^cb(\d+)\.(\w+)(?:\+(\d+))?:(\w+)\[([\dx]*)\]$")
+_TILE_RE = re.compile(r"^cb([0-9]+)\.(\w+)(?:\+([0-9]+))?:(\w+)\[((?:[0-9]+(?:x[0-9]+)*)?)\]\Z")
 
 
 class TileKind(Kind):
@@ -350,6 +372,8 @@ class TileKind(Kind):
     def check(cls, v):
         if not isinstance(v, Tile):
             raise AsmError(f"expected a tile operand, got {v!r}")
+        if v.cb < 0:
+            raise AsmError(f"a tile's CB id is >= 0, got {v.cb}")
         return v
 
     @classmethod
@@ -377,9 +401,15 @@ class TileKind(Kind):
 
     @classmethod
     def from_json(cls, j):
+        def integer(v):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"expected an integer, got {v!r}")
+            return v
         try:
-            return Tile(int(j["cb"]), j["mode"], j["dtype"], tuple(int(d) for d in j["shape"]),
-                        int(j.get("offset", 0)))
+            if not isinstance(j["shape"], list):
+                raise TypeError(f"shape must be a list, got {j['shape']!r}")
+            return cls.check(Tile(integer(j["cb"]), j["mode"], j["dtype"], tuple(integer(d) for d in j["shape"]),
+                                  integer(j.get("offset", 0))))
         except (KeyError, TypeError, ValueError) as e:
             raise AsmError(f"bad tile {j!r}: {e}") from None
 

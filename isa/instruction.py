@@ -182,8 +182,8 @@ def instr_to_json(ins: Instr) -> dict:
 
 
 def instr_from_json(j: dict) -> Instr:
-    if not isinstance(j, dict) or "mnemonic" not in j:
-        raise AsmError(f"an instruction in JSON is an object with a 'mnemonic' key, got {j!r}")
+    if not isinstance(j, dict) or not isinstance(j.get("mnemonic"), str):
+        raise AsmError(f"an instruction in JSON is an object with a 'mnemonic' string, got {j!r}")
     cls = REGISTRY.get(j["mnemonic"])
     if cls is None:
         raise AsmError(f"unknown instruction {j['mnemonic']!r}")
@@ -194,5 +194,10 @@ def instr_from_json(j: dict) -> Instr:
             continue
         if n not in kinds:
             raise AsmError(f"{cls.mnemonic}: unknown operand {n!r}")
-        values[n] = kinds[n].from_json(v)
+        try:
+            values[n] = kinds[n].from_json(v)
+        except AsmError as e:
+            raise AsmError(f"{cls.mnemonic}: operand {n}: {e}") from None
+        except (TypeError, ValueError, AttributeError, KeyError) as e:   # a value of the wrong JSON type
+            raise AsmError(f"{cls.mnemonic}: operand {n}: cannot read {v!r} ({type(e).__name__}: {e})") from None
     return make(cls, **values)

@@ -22,6 +22,19 @@ from .instruction import Instr, instr_from_json, instr_to_json, parse_instr
 ARG_KINDS = ("ptr", "int", "float")
 
 
+def _token(v, what: str) -> str:
+    """A name that prints as one token of a directive: a non-empty string, no spaces, no comment."""
+    if not isinstance(v, str) or not v or v.split() != [v] or "#" in v:
+        raise AsmError(f"{what} must be one word without spaces or '#', got {v!r}")
+    return v
+
+
+def _int_field(v, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise AsmError(f"{what} must be an integer, got {v!r}")
+    return v
+
+
 @dataclass(frozen=True)
 class CBDecl:
     """A circular buffer: `slots` slots of `slot_bytes` bytes at LS byte offset `base`."""
@@ -30,6 +43,12 @@ class CBDecl:
     base: int
     slot_bytes: int
     slots: int
+
+    def __post_init__(self):
+        _int_field(self.id, "a CB id")
+        _token(self.name, f"the name of CB {self.id}")
+        for f in ("base", "slot_bytes", "slots"):
+            _int_field(getattr(self, f), f"CB {self.id} {f}")
 
     @property
     def nbytes(self) -> int:
@@ -49,6 +68,9 @@ class ArgDecl:
     reg: str
 
     def __post_init__(self):
+        _token(self.name, "an argument name")
+        if not isinstance(self.reg, str):
+            raise AsmError(f"argument {self.name}: register {self.reg!r} is not a register name")
         if self.kind not in ARG_KINDS:
             raise AsmError(f"argument {self.name}: kind {self.kind!r} is not one of {ARG_KINDS}")
         Dtype.check(self.dtype)
@@ -159,19 +181,33 @@ class Program:
                 j = json.loads(j)
             except json.JSONDecodeError as e:
                 raise AsmError(f"program JSON does not parse: {e}") from None
+            except RecursionError:
+                raise AsmError("program JSON nests too deeply to parse") from None
         if not isinstance(j, dict):
             raise AsmError("a program in JSON is an object with kernel, args, cbs, meta, labels and instrs")
         try:
+            meta, labels = j.get("meta", {}), j.get("labels", {})
+            if not isinstance(meta, dict):
+                raise AsmError(f"meta must be an object, got {meta!r}")
+            if not isinstance(labels, dict):
+                raise AsmError(f"labels must be an object of label -> instruction index, got {labels!r}")
             prog = cls(
-                name=str(j["kernel"]),
+                name=Label.check(j["kernel"]),
                 args=[ArgDecl(**a) for a in j.get("args", [])],
                 cbs=[CBDecl(**c) for c in j.get("cbs", [])],
-                meta=dict(j.get("meta", {})),
-                labels={str(k): int(v) for k, v in j.get("labels", {}).items()},
+                meta=meta,
                 instrs=[instr_from_json(i) for i in j["instrs"]],
             )
-        except (KeyError, TypeError, AttributeError) as e:
-            raise AsmError(f"program JSON is missing or mistypes a field: {e}") from None
+            for name, index in labels.items():
+                if _int_field(index, f"label {name!r}") > len(prog.instrs) or index < 0:
+                    raise AsmError(f"label {name!r} marks instruction {index}, but the program has "
+                                   f"{len(prog.instrs)} instructions")
+                prog.label(name)
+                prog.labels[name] = index
+        except AsmError as e:
+            raise AsmError(f"program JSON: {e}") from None
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            raise AsmError(f"program JSON is missing or mistypes a field: {type(e).__name__}: {e}") from None
         prog.check_labels()
         return prog
 
@@ -235,9 +271,14 @@ def _directive(prog: Program, line: str) -> None:
         prog.cb(cid, toks[1], kv["base"], kv["slot"], kv["slots"])
     elif word == ".meta":
         try:
-            prog.meta = json.loads(rest)
+            meta = json.loads(rest)
         except json.JSONDecodeError as e:
             raise AsmError(f".meta takes one line of JSON: {e}") from None
+        except RecursionError:
+            raise AsmError(".meta JSON nests too deeply to parse") from None
+        if not isinstance(meta, dict):
+            raise AsmError(f".meta takes a JSON object, got {rest.strip()!r}")
+        prog.meta = meta
     else:
         raise AsmError(f"unknown directive {word!r} (expected .kernel, .arg, .cb or .meta)")
 
