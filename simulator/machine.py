@@ -57,9 +57,10 @@ def map_programs(grid: tuple[int, int, int], npes: int, mapping: str) -> list[li
 
 class Machine:
     def __init__(self, cfg: Config | None = None, numerics: bool = True, trace=None,
-                 max_instructions: int = 500_000_000):
+                 max_instructions: int = 500_000_000, sanitize: bool = True):
         self.cfg = cfg or get_config()
         self.numerics = numerics
+        self.sanitize = sanitize and numerics      # uninitialised-read checks need real data
         self.tracer = trace
         self.max_instructions = max_instructions
         self.memsys = MemorySystem(self.cfg)

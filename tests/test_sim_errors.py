@@ -109,3 +109,17 @@ loop:
     for _ in range(4):
         x = x * 2 + 1
     np.testing.assert_array_equal(out.data.view(np.float32), x)
+
+
+def test_reading_a_slot_nothing_wrote_is_caught():
+    asm = """.kernel uninit
+.arg out ptr f32 x10
+.cb 0 t base=0 slot=128 slots=1
+    cb.reserve x5, 0
+    cb.push 0                      # pushed, but nothing was stored into the slot
+    dma.out cb0.pop:f32[32], x10, [1]
+    halt
+"""
+    with pytest.raises(SanitizerError, match=r"instruction 2 `dma.out cb0.pop:f32\[32\], x10, \[1\]`: reads src = "
+                                             r"cb0.pop:f32\[32\], but local-store byte 0x0 of that slot was never written"):
+        _run(asm, out=np.zeros(32, np.float32))

@@ -159,6 +159,8 @@ class ControlCore:
         n = len(raw)
         if 0 <= addr and addr + n <= ls.size:
             ls[addr: addr + n] = memoryview(raw)
+            if self.pe.ls_written is not None:
+                self.pe.ls_written[addr: addr + n] = True
             return
         if addr >= SRAM_BASE:
             a, off = self.pe.machine.gmem.locate(addr, addr + n,

@@ -33,6 +33,8 @@ class PE:
         self.engine_list = list(self.engines.values())
         self.core = ControlCore(self)
         self.pending: list = []          # completion events of commands since the last fence
+        # which local-store bytes hold data: reads of anything else are reported (sanitizer)
+        self.ls_written = np.zeros(self.cfg.ls_bytes, np.bool_) if machine.sanitize else None
         self.pids: list = []
 
     def setup(self, program, remote_cbs: set[int]) -> None:
@@ -71,11 +73,30 @@ class PE:
         fn = SEMANTICS[type(cmd.ins)]
         if not self.machine.numerics and cmd.engine.kind in BULK_ENGINES and _is_float(cmd):
             return
+        written = self.ls_written
+        if written is not None:
+            self.check_initialized(cmd, written)
         try:
             fn(self, cmd)
         except SanitizerError as e:
             msg = str(e)
             raise SanitizerError(msg if " on PE " in msg else f"{cmd.where()}: {msg}") from None
+        if written is not None:
+            for name, t in cmd.tiles:
+                if t.mode in ("push", "acc"):
+                    a = cmd.addr[name]
+                    written[a: a + t.nbytes] = True
+
+    def check_initialized(self, cmd, written) -> None:
+        """A tile read must cover local-store bytes something wrote (an engine, a DMA or the core)."""
+        for name, t in cmd.tiles:
+            if t.mode in ("pop", "keep", "acc"):
+                a = cmd.addr[name]
+                if not written[a: a + t.nbytes].all():
+                    bad = a + int(np.argmin(written[a: a + t.nbytes]))
+                    raise SanitizerError(
+                        f"{cmd.where()}: reads {name} = {t}, but local-store byte {bad:#x} of that slot was never "
+                        f"written (a slot pushed without data, e.g. cb.reserve/cb.push with no store between)")
 
     def complete(self, cmd, semantics: bool = True) -> None:
         if semantics:

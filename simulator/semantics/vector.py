@@ -156,6 +156,8 @@ def load_store(core, vec, ins):
             vec.bytes_loaded += len(idx) * eb
         else:
             ls[span] = vec.read(ins.vs3, dt)[idx].view(np.uint8).reshape(-1, eb)
+            if core.pe.ls_written is not None:      # the sanitizer's record of initialised bytes
+                core.pe.ls_written[span] = True
             vec.bytes_stored += len(idx) * eb
     elif load:
         vec.write(ins.vd, vec.read(ins.vd, dt), active)    # still checks the destination group
