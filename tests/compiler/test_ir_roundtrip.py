@@ -10,7 +10,7 @@ import pytest
 
 import compiler.runtime.compile as compile_module
 from compiler.ir import parse_module, print_module, verify
-from compiler.runtime import JITFunction
+from compiler.runtime import JITFunction, use_executor
 
 KERNEL_MODULES = ["test_interp_kernels", "test_frontend_ir", "test_language_random"]
 
@@ -34,7 +34,8 @@ def run_all_tests(mod):
 @pytest.mark.parametrize("module_name", KERNEL_MODULES)
 def test_every_stage_of_every_kernel_round_trips(module_name):
     mod = importlib.import_module(module_name)
-    run_all_tests(mod)
+    with use_executor("interpreter"):        # whatever executor other tests left selected
+        run_all_tests(mod)
     kernels = [v for v in vars(mod).values() if isinstance(v, JITFunction) and v.cache]
     assert kernels
     checked = 0
