@@ -75,6 +75,16 @@ def mtia_program(compiled, cfg, num_stages: int = 3):
     return hit
 
 
+def _in_sram(choice, buf) -> bool:
+    """`sram_resident=True` keeps every argument array in SRAM scratch (the paper's LLS, for models
+    whose tensors fit on chip); a list/tuple of argument names keeps just those there."""
+    if not choice:
+        return False
+    if choice is True:
+        return True
+    return bool(set(buf.name.split("/")) & set(choice))
+
+
 class MtiaExecutor:
     name = "mtia"
 
@@ -89,7 +99,8 @@ class MtiaExecutor:
         machine = Machine(cfg, numerics=options.extra.get("numerics", self.numerics))
         allocs = {}
         for buf in args.buffers:
-            allocs[id(buf)] = (buf, machine.gmem.alloc_array(buf.data, buf.name))
+            region = "sram" if _in_sram(options.extra.get("sram_resident"), buf) else "dram"
+            allocs[id(buf)] = (buf, machine.gmem.alloc_array(buf.data, buf.name, region))
         values = {}
         for decl, v in zip(prog.args, args.values):
             if isinstance(v, PointerArg):
