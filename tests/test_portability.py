@@ -118,6 +118,16 @@ def check(mod, outs: dict, ref: dict, label: str):
     assert not bad, f"{label}: " + "; ".join(f"{k}: {m}" for k, m in bad.items())
 
 
+def check_golden(mod, stem: str, index: int, outs: dict):
+    """Outputs named in GOLDEN against the values a GPU with real Triton produced (tl.rand is Philox:
+    the same seed and offsets must give the same bits everywhere)."""
+    for name in getattr(mod, "GOLDEN", ()):
+        g = golden_path(stem, index, name)
+        assert g.exists(), f"no GPU golden data {g.name}: run gpu_check.py on a GPU and --unpack its golden.npz"
+        rtol, atol = getattr(mod, "GOLDEN_TOLERANCE", {}).get(name, (0, 0))
+        np.testing.assert_allclose(outs[name], np.load(g), rtol=rtol, atol=atol, err_msg=f"{g.name} (GPU golden)")
+
+
 def _cases(xfails: dict) -> list:
     params = []
     for path in FILES:
@@ -143,13 +153,7 @@ def test_mtia_matches_numpy(path, index):
     assert handles, "host() returned no launch records"
     for h in handles:
         assert h.executor == "mtia" and h.cycles > 0 and h.seconds > 0
-    for name in getattr(mod, "GOLDEN", ()):   # values recorded on a GPU with real Triton
-        g = golden_path(path.stem, index, name)
-        if not g.exists():
-            pytest.skip(f"no GPU golden data recorded for {g.name}")
-        want = np.load(g)
-        rtol, atol = getattr(mod, "GOLDEN_TOLERANCE", {}).get(name, (0, 0))
-        np.testing.assert_allclose(outs[name], want, rtol=rtol, atol=atol, err_msg=f"{g.name} (GPU golden)")
+    check_golden(mod, path.stem, index, outs)
 
 
 @pytest.mark.parametrize("path, index", _cases(INTERP_XFAIL))
@@ -158,3 +162,4 @@ def test_interpreter_matches_numpy(path, index):
     inputs = case_inputs(path.stem, mod, index)
     outs, _ = run_case(mod, inputs, "interpreter")
     check(mod, outs, mod.reference(**inputs), f"{path.stem} case {index} on the interpreter")
+    check_golden(mod, path.stem, index, outs)

@@ -82,4 +82,4 @@ def reference(x, p, seed):
 
 TOLERANCE = dict(out=(1e-6, 1e-7), z=(1e-4, 1e-4), noisy=(1e-5, 1e-5))
 GOLDEN = ("u", "keep", "z")
-GOLDEN_TOLERANCE = dict(z=(1e-5, 1e-5))
+GOLDEN_TOLERANCE = dict(z=(1e-6, 1e-6))   # randn goes through log/cos: the GPU differs by ~1 ulp
