@@ -31,11 +31,9 @@ FILES = conventions.kernel_files()
 IMPORTS = {"import triton": "import compiler as triton",
            "import triton.language as tl": "import compiler.language as tl"}
 
-# kernel file stem -> reason: kernels that do not (yet) run on MTIA because of a backend or simulator
-# gap. They stay in the suite, unchanged, as strict xfails: fixing the gap turns them into failures
-# to be moved back here.
-# Each entry is (reason, the exception the failure raises); minimal reproductions are in
-# tests/portability/GPU_RESULTS.md ("Gaps found on our side").
+# Kernel file stem -> (reason, the exception it raises) for kernels that do not run yet because of a
+# gap on our side. They stay in the suite unchanged, as strict xfails: closing the gap makes them
+# fail here until the entry is removed. Minimal reproductions: GPU_RESULTS.md, "Gaps found on our side".
 _NO_STDLIB = ("frontend: triton.language's standard-library functions tl.sort, tl.flip, tl.gather and "
               "tl.histogram do not exist in compiler.language (CompilationError \"'module' object has no "
               "attribute 'sort'\")", CompilationError)
@@ -83,6 +81,8 @@ class NumpyLib:
 def port_source(path: Path) -> str:
     """The file's source with exactly its two Triton import lines replaced."""
     old = path.read_text().splitlines(keepends=True)
+    assert [line.rstrip("\n") for line in old[:2]] == list(IMPORTS), \
+        f"{path.name}: a kernel file starts with `import triton` and `import triton.language as tl`"
     new = [IMPORTS[line.rstrip("\n")] + "\n" if line.rstrip("\n") in IMPORTS else line for line in old]
     changed = [(a, b) for a, b in zip(old, new) if a != b]
     assert len(changed) == 2 and {a.strip() for a, _ in changed} == set(IMPORTS), \
