@@ -148,3 +148,25 @@ def test_roofline_chart_for_two_configs(tmp_path):
 def test_bench_still_runs():
     b = json.loads(mtiasim("bench", "--size", 256, *SMALL, "--json").stdout)
     assert b["config"] == "mtia-small" and len(b["runs"]) == 3
+
+
+def test_ctrl_c_keeps_finished_runs_and_a_rerun_continues(tmp_path):
+    import signal
+    import time
+    spec = {"name": "long", "base": "mtia-2i", "grid": {"dram.bandwidth_gbps": [51.2 * i for i in range(1, 13)]},
+            "workloads": [{"name": "softmax", "shape": [2048, 1024]}]}
+    (tmp_path / "long.yaml").write_text(yaml.safe_dump(spec))
+    out = tmp_path / "long.csv"
+    p = subprocess.Popen([mtiasim_exe(), "sweep", "long.yaml", "--workers", "2", "--no-progress"], cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.time() + 120
+    while time.time() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
+        time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    kept = out.read_text().count("\n") - 1
+    assert 1 <= kept < 12
+    again = json.loads(mtiasim("sweep", "long.yaml", "--workers", 2, "--json", cwd=tmp_path).stdout)
+    assert (again["ran"], again["skipped"]) == (12 - kept, kept) and len(again["rows"]) == 12
