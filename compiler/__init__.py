@@ -8,6 +8,9 @@ from .errors import CompilationError, CompileTimeError, DeviceAssertionError, Ke
 from .runtime import (CompiledKernel, Config, JITFunction, RunRecord, autotune, compile, heuristics, jit,
                       register_executor, register_stage, set_executor, use_executor)
 from .runtime.jit import resolve_grid  # noqa: F401
+from .runtime import mtia_executor as _mtia  # noqa: E402  (registers the "mtia" executor and its stages)
+
+set_executor("mtia")      # launches run on the simulated MTIA chip of simulator.get_config()
 
 
 def cdiv(x: int, y: int) -> int:

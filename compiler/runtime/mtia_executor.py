@@ -98,7 +98,12 @@ class MtiaExecutor:
         prog, _ = mtia_program(compiled, cfg, options.num_stages)
         machine = Machine(cfg, numerics=options.extra.get("numerics", self.numerics))
         allocs = {}
-        for buf in args.buffers:
+        # place buffers in argument order: host addresses (which order args.buffers) vary run to run,
+        # and simulated addresses decide LLC sets and DRAM channels, so placement must not
+        ordered = [v.buffer for v in args.values if isinstance(v, PointerArg)] + list(args.buffers)
+        for buf in ordered:
+            if id(buf) in allocs:
+                continue
             region = "sram" if _in_sram(options.extra.get("sram_resident"), buf) else "dram"
             allocs[id(buf)] = (buf, machine.gmem.alloc_array(buf.data, buf.name, region))
         values = {}

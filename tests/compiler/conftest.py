@@ -26,3 +26,15 @@ if _mod is not None and getattr(_mod, "__file__", None) is None:   # the namespa
 import compiler.runtime.compile as _compile  # noqa: E402
 
 _compile.CHECK_ROUNDTRIP = True
+
+
+# These tests pin the frontend and the reference interpreter, so they launch on the interpreter
+# unless MTIASIM_EXECUTOR names another executor (MTIASIM_EXECUTOR=mtia runs them on the simulator).
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _executor_for_frontend_tests():
+    from compiler.runtime import use_executor
+    with use_executor(os.environ.get("MTIASIM_EXECUTOR", "interpreter")):
+        yield
