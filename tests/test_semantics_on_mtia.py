@@ -17,7 +17,8 @@ SUITES = ["tests/compiler/test_interp_semantics.py", "tests/compiler/test_interp
 
 def test_interpreter_semantics_suites_pass_on_mtia():
     env = dict(os.environ, MTIASIM_EXECUTOR="mtia")
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITES,
+    r = subprocess.run([sys.executable, "-m", "pytest", "-o", "addopts=--import-mode=importlib", "-q", "-p",
+                        "no:cacheprovider", *SUITES,
                         "-k", "not (casts and float32-uint8)"], cwd=ROOT, env=env, capture_output=True, text=True,
                        timeout=600)
     tail = "\n".join(r.stdout.splitlines()[-15:])
