@@ -177,3 +177,45 @@ def build_report(machine, program, wall: float) -> Report:
         instructions=sum(pe.core.instructions for pe in machine.pes), ops=ops, bytes=by,
         llc={"hits": ms.llc.hits, "misses": ms.llc.misses}, utilization=util, per_pe=per_pe, roofline=rf,
         wall_seconds=wall, numerics=machine.numerics, log=list(machine.log))
+
+
+def combine(reports: list[Report], kernel: str) -> Report:
+    """Several launches run one after another as one report: times, work and bytes add up, busy
+    fractions are weighted by each launch's time, and the roofline floor is the sum of the floors
+    (each launch must respect its own)."""
+    if len(reports) == 1:
+        return reports[0]
+    total = sum(r.cycles for r in reports)
+    secs = sum(r.seconds for r in reports)
+
+    def add(key):
+        out: dict = {}
+        for r in reports:
+            for k, v in getattr(r, key).items():
+                out[k] = out.get(k, 0) + v
+        return out
+
+    def weighted(dicts):
+        out: dict = {}
+        for r, d in zip(reports, dicts):
+            for k, v in d.items():
+                out[k] = out.get(k, 0.0) + v * (r.cycles / total if total else 0.0)
+        return out
+    per_pe = [weighted([r.per_pe[i] for r in reports]) for i in range(len(reports[0].per_pe))]
+    rfs = [r.roofline for r in reports]
+    floors = {k: sum(rf.floors.get(k, 0.0) for rf in rfs) for k in rfs[0].floors}
+    floor = sum(rf.floor_seconds for rf in rfs)
+    flops = sum(rf.flops for rf in rfs)
+    dram = sum(rf.dram_bytes for rf in rfs)
+    main = max(rfs, key=lambda rf: rf.flops)
+    rf = Roofline(flops=flops, dram_bytes=dram, sram_bytes=sum(rf.sram_bytes for rf in rfs),
+                  compute_roof=main.compute_roof, peak_flops=main.peak_flops, dram_bandwidth=main.dram_bandwidth,
+                  sram_bandwidth=main.sram_bandwidth, arithmetic_intensity=flops / dram if dram else float("inf"),
+                  floors=floors, floor_seconds=floor, bound=max(floors, key=floors.get),
+                  attainable_flops=flops / floor if floor else 0.0, achieved_flops=flops / secs if secs else 0.0,
+                  fraction=floor / secs if secs else 0.0)
+    return Report(kernel=kernel, config=reports[0].config, grid=reports[-1].grid, cycles=total, seconds=secs,
+                  commands=sum(r.commands for r in reports), instructions=sum(r.instructions for r in reports),
+                  ops=add("ops"), bytes=add("bytes"), llc=add("llc"), utilization=weighted([r.utilization for r in reports]),
+                  per_pe=per_pe, roofline=rf, wall_seconds=sum(r.wall_seconds for r in reports),
+                  numerics=all(r.numerics for r in reports), log=[x for r in reports for x in r.log])

@@ -21,6 +21,7 @@ class LibraryKernel:
     test_shapes: tuple       # shapes the tests check (several not multiples of the blocks)
     rtol: float = 1e-5
     atol: float = 1e-5
+    dims: tuple = ()         # names of the shape's entries (for the CLI and sweeps)
 
 
 def _load() -> dict[str, LibraryKernel]:

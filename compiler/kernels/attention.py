@@ -91,8 +91,9 @@ def make_inputs(shape, rng):
 
 LIBRARY = [
     LibraryKernel("attention", "flash-attention forward, f16", attention, reference, make_inputs, (16, 1024, 64),
-                  ((1, 64, 16), (2, 100, 32), (3, 130, 64)), rtol=2e-2, atol=2e-2),
+                  ((1, 64, 16), (2, 100, 32), (3, 130, 64)), rtol=2e-2, atol=2e-2,
+                  dims=("heads", "seq_len", "head_dim")),
     LibraryKernel("attention_causal", "causal flash-attention forward, f16 (zigzag PE mapping)", attention_causal,
                   reference_causal, make_inputs, (16, 1024, 64), ((1, 64, 16), (2, 100, 32), (3, 130, 64)),
-                  rtol=2e-2, atol=2e-2),
+                  rtol=2e-2, atol=2e-2, dims=("heads", "seq_len", "head_dim")),
 ]

@@ -68,7 +68,9 @@ def make_inputs(shape, rng):
 
 LIBRARY = [
     LibraryKernel("embedding_bag", "EmbeddingBag sum, indices read at run time", embedding_bag, reference,
-                  make_inputs, (100_000, 128, 512, 20), ((50, 16, 8, 3), (1000, 100, 20, 10)), rtol=1e-5, atol=1e-5),
+                  make_inputs, (100_000, 128, 512, 20), ((50, 16, 8, 3), (1000, 100, 20, 10)), rtol=1e-5, atol=1e-5,
+                  dims=("rows", "dim", "bags", "bag_len")),
     LibraryKernel("embedding_bag_mean", "EmbeddingBag mean", embedding_bag_mean, reference_mean, make_inputs,
-                  (100_000, 128, 512, 20), ((50, 16, 8, 3), (1000, 100, 20, 10)), rtol=1e-5, atol=1e-5),
+                  (100_000, 128, 512, 20), ((50, 16, 8, 3), (1000, 100, 20, 10)), rtol=1e-5, atol=1e-5,
+                  dims=("rows", "dim", "bags", "bag_len")),
 ]

@@ -89,4 +89,4 @@ def make_inputs(shape, rng):
 
 LIBRARY = [LibraryKernel("int8_gemm", "INT8 GEMM with dynamic per-row/column quantisation", int8_gemm, reference,
                          make_inputs, (2048, 2048, 2048), ((64, 64, 64), (100, 70, 130), (128, 256, 192)),
-                         rtol=1e-4, atol=1e-3)]
+                         rtol=1e-4, atol=1e-3, dims=("M", "N", "K"))]

@@ -149,8 +149,9 @@ def make_bwd_inputs(shape, rng):
 
 LIBRARY = [
     LibraryKernel("layernorm_fwd", "layer norm forward: y, mean, rstd per row", layernorm_fwd, reference_fwd,
-                  make_fwd_inputs, (4096, 4096), ((3, 10), (17, 300), (64, 5000)), rtol=1e-4, atol=1e-4),
+                  make_fwd_inputs, (4096, 4096), ((3, 10), (17, 300), (64, 5000)), rtol=1e-4, atol=1e-4,
+                  dims=("M", "N")),
     LibraryKernel("layernorm_bwd", "layer norm backward: dx per row, dw and db reduced in two stages",
                   layernorm_bwd, reference_bwd, make_bwd_inputs, (4096, 1024), ((3, 10), (70, 300)),
-                  rtol=1e-4, atol=1e-4),
+                  rtol=1e-4, atol=1e-4, dims=("M", "N")),
 ]

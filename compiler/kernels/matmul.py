@@ -51,9 +51,14 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 def pick_blocks(M: int, N: int, K: int) -> dict:
-    """Tiles that fill the DPE and fit the local store: 256x256 on big problems, smaller otherwise."""
-    bm = 256 if M >= 1024 else (128 if M >= 256 else 64)
-    bn = 256 if N >= 1024 else (128 if N >= 256 else 64)
+    """The largest output tiles (they fill the DPE and reuse operands most) that still give every
+    PE of the current config a program; 256x256 f32 accumulators just fit MTIA 2i's local store."""
+    from simulator import get_config
+    pes = get_config().num_pes
+    tiles = [(256, 256), (256, 128), (128, 128), (128, 64), (64, 64), (64, 32), (32, 32)]
+    for bm, bn in tiles:
+        if triton.cdiv(M, bm) * triton.cdiv(N, bn) >= pes:
+            break
     return {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 32, "GROUP_M": 8}
 
 
@@ -90,8 +95,8 @@ def make_inputs(shape, rng):
 
 LIBRARY = [
     LibraryKernel("matmul", "C = A @ B, f16 in, f32 accumulate, grouped tile order", matmul, reference, make_inputs,
-                  (2048, 2048, 2048), ((64, 64, 32), (100, 130, 70), (256, 192, 160)), rtol=2e-2, atol=2e-2),
+                  (2048, 2048, 2048), ((64, 64, 32), (100, 130, 70), (256, 192, 160)), rtol=2e-2, atol=2e-2, dims=("M", "N", "K")),
     LibraryKernel("matmul_leaky_relu", "C = leaky_relu(A @ B), the activation fused before the store",
                   matmul_leaky_relu, reference_leaky_relu, make_inputs, (2048, 2048, 2048),
-                  ((64, 64, 32), (100, 130, 70)), rtol=2e-2, atol=2e-2),
+                  ((64, 64, 32), (100, 130, 70)), rtol=2e-2, atol=2e-2, dims=("M", "N", "K")),
 ]

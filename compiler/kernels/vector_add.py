@@ -36,4 +36,4 @@ def make_inputs(shape, rng):
 
 
 LIBRARY = [LibraryKernel("vector_add", "out = x + y on f32 vectors", add, reference, make_inputs,
-                         (1 << 20,), ((1000,), (4096,), (98_432,)))]
+                         (1 << 20,), ((1000,), (4096,), (98_432,)), dims=("n",))]
