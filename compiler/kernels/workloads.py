@@ -34,6 +34,8 @@ def _runner(k: LibraryKernel):
         rng = np.random.default_rng(0)
         inputs = k.make_inputs(dims, rng)
         launch = {"numerics": numerics}
+        if hasattr(machine_or_config, "gmem"):           # a Machine: launch on it (its tracer, its LLC)
+            launch["machine"] = machine_or_config
         if shape.get("sram_resident"):
             launch["sram_resident"] = True
         with use_config(_config_of(machine_or_config)), use_executor("mtia"):
@@ -51,12 +53,15 @@ def _runner(k: LibraryKernel):
 
 
 def register_all() -> None:
+    from simulator.workloads import _REGISTRY
     for name, k in library().items():
+        if name in _REGISTRY and _REGISTRY[name].module != __name__:
+            continue                          # a hand-written workload already has the name
         shape = dict(zip(k.dims, k.default_shape))
         shape["sram_resident"] = False
         register_workload(name, _runner(k), shape=shape, dims=k.dims,
                           quick_shape=dict(zip(k.dims, k.test_shapes[-1])) | {"sram_resident": False},
-                          description=f"{k.description} (Triton, compiled for MTIA)", replace=True)
+                          description=f"{k.description} (Triton, compiled for MTIA)")
 
 
 register_all()

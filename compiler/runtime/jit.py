@@ -19,7 +19,7 @@ from .specialize import ConstArg, RuntimeArg, key_part, specialize
 
 # keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
 LAUNCH_KEYWORDS = ["num_warps", "num_stages", "pe_mapping", "num_ctas", "maxnreg", "enable_fp_fusion",
-                   "debug", "executor", "numerics", "sram_resident"]
+                   "debug", "executor", "numerics", "sram_resident", "machine"]
 
 
 def register_launch_keyword(name: str) -> None:

@@ -96,7 +96,12 @@ class MtiaExecutor:
         from simulator.machine import Machine
         cfg = get_config()
         prog, _ = mtia_program(compiled, cfg, options.num_stages)
-        machine = Machine(cfg, numerics=options.extra.get("numerics", self.numerics))
+        machine = options.extra.get("machine")          # a caller's Machine (a tracer on it, a warm LLC)
+        if machine is None:
+            machine = Machine(cfg, numerics=options.extra.get("numerics", self.numerics))
+        else:
+            cfg = machine.cfg
+            prog, _ = mtia_program(compiled, cfg, options.num_stages)
         allocs = {}
         # place buffers in argument order: host addresses (which order args.buffers) vary run to run,
         # and simulated addresses decide LLC sets and DRAM channels, so placement must not
