@@ -99,9 +99,12 @@ def format_report(r: Report) -> str:
         f"SRAM {_si(r.bytes['sram'], 'B')}, LS {_si(r.bytes['ls'], 'B')}; LLC {r.llc['hits']:,} hits / "
         f"{r.llc['misses']:,} misses",
         "  engines     " + "  ".join(f"{k} {100 * v:5.1f}%" for k, v in r.utilization.items()),
-        f"  roofline    {_si(rf.achieved_flops, 'FLOP/s')} achieved of {_si(rf.attainable_flops, 'FLOP/s')} "
-        f"attainable = {100 * rf.fraction:.1f}%  ({rf.bound}-bound; compute roof {rf.compute_roof} "
-        f"{_si(rf.peak_flops, 'FLOP/s')}, intensity {rf.arithmetic_intensity:.3g} FLOP/B)",
+        f"  roofline    {100 * rf.fraction:.1f}% of the {rf.bound} roofline: "
+        + (f"{_si(rf.achieved_flops, 'FLOP/s')} achieved of {_si(rf.attainable_flops, 'FLOP/s')} attainable; "
+           if rf.flops else "")
+        + f"DRAM {_si(rf.dram_bytes / r.seconds if r.seconds else 0, 'B/s')} of {_si(rf.dram_bandwidth, 'B/s')}"
+        + (f"; compute roof {rf.compute_roof} {_si(rf.peak_flops, 'FLOP/s')}, intensity "
+           f"{rf.arithmetic_intensity:.3g} FLOP/B" if rf.flops else ""),
         "  floors      " + ", ".join(f"{k} {v * 1e6:,.2f} us" for k, v in rf.floors.items()),
     ]
     return "\n".join(lines)
