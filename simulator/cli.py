@@ -136,6 +136,10 @@ def _run_args(p) -> None:
 
 @command("run", "simulate a workload and print its report", _run_args)
 def cmd_run(a) -> int:
+    if a.workload.endswith(".py"):             # a user's script of Triton launches
+        from compiler.cli import run_script_command
+        a.target, a.args = a.workload, []
+        return run_script_command(a)
     w, shape = _workload_and_shape(a.workload, a.shape, a.param, a.region)
     cfg = _config(a.config, a.set)
     run = w.execute(cfg, shape, numerics=not a.timing_only)
@@ -418,6 +422,10 @@ def cmd_bench(a) -> int:
 # ---- entry point --------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
+    try:
+        import compiler.cli  # noqa: F401  (registers `compile`; `run` takes scripts through it)
+    except ImportError:        # the simulator alone still works without the compiler
+        pass
     p = argparse.ArgumentParser(prog="mtiasim", description="A cycle-approximate MTIA simulator and Triton compiler.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for c in COMMANDS.values():
@@ -446,14 +454,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mtiasim: interrupted", file=sys.stderr)
         return 130
-    except (OSError, ValueError) as e:        # unwritable output file, a bad value passed along
-        _error(e)
-        return 1
-    except Exception as e:                    # a bug of ours: say so, keep the traceback on request
+    except Exception as e:
+        if type(e).__name__ in ("CompilationError", "KernelRuntimeError", "OutOfBoundsError",
+                                "DeviceAssertionError") or isinstance(e, FileNotFoundError):
+            print(f"mtiasim: {e}", file=sys.stderr)        # a kernel that does not compile or run
+            return 1
         if os.environ.get("MTIASIM_DEBUG"):
             raise
         print(f"mtiasim: internal error: {type(e).__name__}: {e} (set MTIASIM_DEBUG=1 for the traceback)",
               file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as e:        # unwritable output file, a bad value passed along
+        _error(e)
         return 1
 
 
