@@ -1,13 +1,18 @@
 """`mtiasim compile` and `mtiasim run SCRIPT.py`, end to end through the installed console script."""
 import json
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# the console script of the environment running the tests (an unactivated venv too)
+EXE = str(Path(sys.executable).parent / "mtiasim") if (Path(sys.executable).parent / "mtiasim").exists() \
+    else shutil.which("mtiasim")
 
 
 def mtiasim(*args, check=True):
-    r = subprocess.run(["mtiasim", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    r = subprocess.run([EXE, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
     if check:
         assert r.returncode == 0, r.stderr
     return r
