@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -32,6 +33,7 @@ COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:
            "tab:olive", "tab:cyan", "tab:gray")
 ALWAYS_DPE = ("f16", "i8")      # DPE roofs every chart shows; others only when a run used them
 ROOF_STYLES = {"dpe": "-", "se": ":", "re": ":", "dram": "-", "sram": "--"}
+NUMBERED_ABOVE = 12             # more points than this: numbers on the chart, names in a key
 
 
 @dataclass
@@ -104,11 +106,15 @@ def _compute_roof(roofs: Sequence[dict], compute_roof: str) -> dict:
 # ---- the roofline chart ---------------------------------------------------------------------------
 
 def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequence[Config] | None = None,
-                   title: str | None = None, ax=None) -> Chart:
+                   title: str | None = None, ax=None, numbered: bool | None = None) -> Chart:
     """Runs as labelled points over the roofs of their configs (several configs share one chart,
     each in its colour). `configs` are matched to runs by name; by default each run's config is
     loaded by name from configs/. Runs that did no FLOPs (a pure copy) cannot sit on a log axis:
-    they are left out and listed in the chart's points with `plotted: False`."""
+    they are left out and listed in the chart's points with `plotted: False`.
+
+    Each point is labelled with its name and its fraction of the roof above it; with many points
+    (`numbered`, by default past NUMBERED_ABOVE) each gets a number instead, the same for the same
+    label on every config, with a key beside the chart."""
     labelled = [(r.kernel, r) if isinstance(r, Report) else (str(r[0]), r[1]) for r in runs]
     by_name: dict[str, Config] = {c.name: c for c in (configs or [])}
     for _, rep in labelled:
@@ -150,6 +156,9 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
             ax.plot(xs, ys, ROOF_STYLES[r["engine"]], color=colour[name], lw=lw, label=label,
                     alpha=0.9 if r["kind"] == "compute" else 0.6)
             all_roofs.append(dict(r))
+    if numbered is None:
+        numbered = sum(p["plotted"] for p in points) > NUMBERED_ABOVE
+    numbers: dict[str, int] = {}
     placed: list[tuple[float, float, float]] = []   # labels so far: x span and y, as fractions of the axes
     for p in points:
         if not p["plotted"]:
@@ -161,7 +170,11 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
         ax.scatter([p["x_plotted"]], [p["y"]], marker=">" if edge else "o", s=60, color=colour[p["config"]],
                    edgecolors="black", zorder=5)
         frac = p["y"] / p["roof_y"] if p["roof_y"] else 0.0
-        text = f"{p['label']} ({100 * frac:.0f}% of roof)"
+        if numbered:
+            p["number"] = numbers.setdefault(p["label"], len(numbers) + 1)
+            text = str(p["number"])
+        else:
+            text = f"{p['label']} ({100 * frac:.0f}% of roof)"
         fx, width = _axes_fraction(p["x_plotted"], xlo, xhi), 0.0085 * len(text)
         dy = _label_offset(placed, fx - width if edge else fx, fx if edge else fx + width,
                            _axes_fraction(p["y"], ylo, yhi))
@@ -176,6 +189,9 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
     ax.set_title(title or "Roofline: " + ", ".join(by_name))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.9)
+    if numbered and numbers:
+        key = "\n".join(f"{n:>2}  {label}" for label, n in numbers.items())
+        ax.text(1.02, 0.0, key, transform=ax.transAxes, ha="left", va="bottom", fontsize=7, family="monospace")
     if any(p["plotted"] and math.isinf(p["x"]) for p in points):
         ax.text(0.99, 0.01, "> : no DRAM traffic (infinite intensity)", transform=ax.transAxes, ha="right",
                 va="bottom", fontsize=7, color="dimgray")
@@ -217,20 +233,21 @@ def utilization_chart(runs: Iterable[Report | tuple[str, Report]], engines: Sequ
                       title: str | None = None, ax=None) -> Chart:
     """Mean busy fraction of each engine (over the PEs that ran), one bar per run in each group."""
     labelled = [(f"{r.kernel} on {r.config}", r) if isinstance(r, Report) else (str(r[0]), r[1]) for r in runs]
-    fig, ax = _figure(ax, (8, 4))
+    fig, ax = _figure(ax, (10, 4))
     n = max(len(labelled), 1)
     width = 0.8 / n
+    palette = COLOURS if n <= len(COLOURS) else [matplotlib.colormaps["tab20"](i) for i in range(20)]
     idx = np.arange(len(engines))
     points = []
     for i, (label, rep) in enumerate(labelled):
         vals = [100 * rep.utilization.get(e, 0.0) for e in engines]
-        ax.bar(idx + (i - (n - 1) / 2) * width, vals, width, label=label, color=COLOURS[i % len(COLOURS)])
+        ax.bar(idx + (i - (n - 1) / 2) * width, vals, width, label=label, color=palette[i % len(palette)])
         points += [{"label": label, "engine": e, "value": v / 100} for e, v in zip(engines, vals)]
     ax.set_xticks(idx, [e.upper() if e != "core" else "core" for e in engines])
     ax.set_ylabel("busy (% of run time)")
     ax.set_ylim(0, 105)
     ax.set_title(title or "Engine utilisation")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, ncols=1 if n <= 8 else 2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="y", alpha=0.3)
     return Chart(fig, points)
 

@@ -7,9 +7,10 @@ chrome://tracing open.
 
 Layout: one process per PE ("PE 3 (0, 3)") with one track per engine ("DPE", "SE", "RE", "MLU",
 "DMA") and a "core" track showing which program instance the control core is issuing. Each command
-is a complete event (`ph: X`) from the cycle its engine starts it to the cycle the engine is free
-again, with the instruction text in its args. DMA transfers overlap (several are in flight), and
-slices on one track must nest, so DMA spreads over lanes "DMA", "DMA #2", ... Counters (`ph: C`):
+is a complete event (`ph: X`) named by its mnemonic, from the cycle its engine starts it to the
+cycle the engine is free again, with the instruction text, program id and time spent waiting in its
+args. DMA transfers overlap (several are in flight), and slices on one track must nest, so DMA
+spreads over lanes "DMA", "DMA #2", ... Counters (`ph: C`):
 each CB's occupancy in slots, each PE's DMA bandwidth per time window, and the traced PEs' total on
 a "chip" process. Times are microseconds: cycles / clock.
 
@@ -85,8 +86,10 @@ class Tracer:
         if t1 > self._pe_end.get(pe.index, 0.0):
             self._pe_end[pe.index] = t1
         kind = cmd.engine.kind
-        self._record("X", pe.index, kind, t0, t1, str(cmd.ins),
-                     {"program": list(cmd.pid), "pc": cmd.pc, "waited_cycles": cmd.start - cmd.issued})
+        ins = cmd.ins       # the slice shows the mnemonic (short, groups alike commands); args the whole text
+        self._record("X", pe.index, kind, t0, t1, ins.mnemonic,
+                     {"instruction": str(ins), "program": list(cmd.pid), "pc": cmd.pc,
+                      "waited_cycles": cmd.start - cmd.issued})
         if not self.counters:
             return
         if kind == "dma":

@@ -101,3 +101,12 @@ def test_utilization_bars_and_pe_heatmap(tmp_path, runs):
     assert [p["value"] for p in heat.points] == [pe["dpe"] for pe in runs["gemm"].per_pe]
     heat.save(tmp_path / "heat.png")
     utilization_chart([runs["gemm"]]).save(tmp_path / "util.svg")
+
+
+def test_many_points_get_numbers_and_a_key(runs):
+    many = [(f"run{i}", runs["softmax"]) for i in range(14)]
+    chart = roofline_chart(many)
+    assert [p["number"] for p in chart.points] == list(range(1, 15))
+    texts = [t.get_text() for t in chart.figure.axes[0].texts]
+    assert any(t.startswith(" 1  run0\n") for t in texts)
+    assert "number" not in roofline_chart(many[:3]).points[0]          # a few points: named labels

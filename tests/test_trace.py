@@ -95,7 +95,8 @@ def test_one_complete_event_per_command_on_its_engine(softmax_trace):
         assert e["args"]["program"] and isinstance(e["args"]["pc"], int)
     blocks = report.commands // 7
     assert dict(by_cat) == {"dma": 2 * blocks, "re": 2 * blocks, "se": 3 * blocks}
-    assert any(e["name"].startswith("se.exp cb3.push:f32[") for e in xs)
+    assert {e["name"] for e in xs} == {"dma.in", "re.reduce", "se.sub", "se.exp", "se.div", "dma.out"}
+    assert any(e["args"]["instruction"].startswith("se.exp cb3.push:f32[") for e in xs)
     # times are microseconds at the config's clock: the last command ends with the run
     end = max(e["ts"] + e["dur"] for e in xs)
     assert end == pytest.approx(report.seconds * 1e6, rel=0.01)
