@@ -128,7 +128,7 @@ def build_report(machine, program, wall: float) -> Report:
     ms = machine.memsys
     dram = ms.dram_read + ms.dram_write
     by = {"dram_read": float(ms.dram_read), "dram_write": float(ms.dram_write), "sram": float(ms.sram_bytes),
-          "ls": float(sum(pe.ls_port.bytes for pe in machine.pes)),
+          "ls": float(sum(pe.ls_port.bytes + pe.ls_dma_port.bytes for pe in machine.pes)),
           "dma": float(sum(pe.engines["dma"].bytes for pe in machine.pes))}
     # compute roof: per engine, its work at chip-wide peak
     dpe_dtypes = {}

@@ -162,11 +162,6 @@ def test_deadlock_report_names_every_blocked_pe_engine_instruction_and_cb():
     assert (c["cb"], c["read_ptr"], c["write_ptr"], c["occupancy"], c["slots"]) == (2, 0, 2, 1, 1)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "the deadlock report names the slot being reserved instead of the one still in use: "
-    "simulator/pe/pe.py describe('space', cb, slot) prints the slot the writer wants, but it waits for "
-    "slot - slots to be released (command_processor._write, re.py and cb.reserve pass `slot`); "
-    "THREE_WAYS_STUCK prints 'waiting for space in CB 2: its slot 1 is still in use' though slot 0 is"))
 def test_deadlock_report_names_the_slot_that_is_still_in_use():
     with pytest.raises(DeadlockError) as e:
         _run(THREE_WAYS_STUCK, grid=(4,))
@@ -217,10 +212,6 @@ def test_an_undeclared_cb_is_named():
              "    se.fill cb3.push:f32[64], 1.0\n    halt\n")
 
 
-@pytest.mark.xfail(strict=True, raises=DeadlockError, reason=(
-    "a tile offset that reaches past the CB's slots (cb0.keep+2 on a 2-slot CB: slot rd+2 aliases slot rd) can "
-    "never be satisfied, yet it is not reported as misuse when issued: the run ends in a DeadlockError "
-    "('waits for CB 0 slot 2 to be written')"))
 def test_a_tile_offset_beyond_the_slots_is_misuse():
     asm = """.kernel reach
 .cb 0 a base=0 slot=256 slots=2
@@ -272,10 +263,6 @@ def test_element_misaligned_gather_is_named():
         _run(asm, x=np.zeros(64, np.float32))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "a misaligned gather is reported as 'out-of-bounds load: address 0x100000002 is not aligned to its 4-byte "
-    "elements': simulator/semantics/dma.py _elements prefixes the command's out-of-bounds context (cmd.access) "
-    "to an alignment error, and the MTIA executor then classifies it as an OutOfBoundsError by that text"))
 def test_a_misaligned_gather_is_not_called_out_of_bounds():
     with pytest.raises(SanitizerError) as e:
         _run(GATHER_MISALIGNED, x=np.zeros(64, np.float32))
@@ -447,9 +434,6 @@ def test_a_tile_read_of_bytes_nothing_wrote_is_caught():
         _run(asm, out=np.full(16, -1.0, np.float32))
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception, reason=(
-    "not detected: a scalar load (lw) of local-store bytes nothing wrote returns 0 silently; only tile "
-    "operands of engine commands are checked against PE.ls_written"))
 def test_a_scalar_load_of_bytes_nothing_wrote_is_caught():
     asm = ".kernel scalar_uninit\n.arg out ptr i32 x10\n.cb 0 a base=0 slot=256 slots=1\n" \
           "    lw x5, 64(x0)\n    sw x5, 0(x10)\n    halt\n"
@@ -457,9 +441,6 @@ def test_a_scalar_load_of_bytes_nothing_wrote_is_caught():
         _run(asm, out=np.full(4, -1, np.int32))
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception, reason=(
-    "not detected: an RVV load (vle32.v) of local-store bytes nothing wrote reads zeros silently (and the "
-    "store after it then marks them written)"))
 def test_a_vector_load_of_bytes_nothing_wrote_is_caught():
     asm = """.kernel vector_uninit
 .arg out ptr f32 x10
@@ -477,9 +458,6 @@ def test_a_vector_load_of_bytes_nothing_wrote_is_caught():
         _run(asm, out=np.full(16, -1.0, np.float32))
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception, reason=(
-    "not detected: GlobalMemory.alloc(track_writes=True) keeps a per-byte 'written' map, but no read checks "
-    "it and dma.out marks nothing (global_memory.mark_written is called with 0 bytes)"))
 def test_a_dma_of_global_bytes_nothing_wrote_is_caught():
     m = Machine(load_config("mtia-small"))
     src = m.gmem.alloc(64, "src", track_writes=True)
@@ -496,9 +474,6 @@ def test_a_dma_of_global_bytes_nothing_wrote_is_caught():
         m.run(Program.from_asm(asm), args={"src": src, "out": out})
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception, reason=(
-    "not detected: a popped slot keeps its 'written' marks, so a later push that writes part of the slot "
-    "and a pop that reads all of it reads the previous occupant's data (here 48 stale 1.0s) silently"))
 def test_a_read_past_what_the_current_push_wrote_is_caught():
     asm = """.kernel stale
 .arg out ptr f32 x10

@@ -771,7 +771,7 @@ loop:
 # ---- timing -------------------------------------------------------------------------------------
 
 def _cycles(body: str) -> float:
-    _, m, rep = run(body, out_bytes=64)
+    _, m, rep = run(body, out_bytes=512)        # loads read the (initialised) output slot
     return rep.cycles, m.pes[0].core.vec
 
 

@@ -47,6 +47,7 @@ class CircularBuffer:
         self._released: dict[int, list] = {}   # slot -> [event, handed_out]
         self.core_reserved: list[int] = []     # slots the control core reserved and has not pushed
         self.remote_fed = False                # written by other PEs (reduction network)
+        self.written_mask = None               # the PE's sanitizer map of initialised LS bytes
         # completed counts for reports and deadlock dumps
         self.pushed_done = 0
         self.popped_done = 0
@@ -96,19 +97,22 @@ class CircularBuffer:
         if v is not None and not v.event.triggered:
             pending.append(v.event)
         if not pending:
-            self._release(rel)
+            self._release(rel, slot)
             return
         count = [len(pending)]
 
         def one_done(_):
             count[0] -= 1
             if count[0] == 0:
-                self._release(rel)
+                self._release(rel, slot)
         for e in pending:
             e.callbacks.append(one_done)
 
-    def _release(self, rel: simpy.Event) -> None:
+    def _release(self, rel: simpy.Event, slot: int) -> None:
         self.popped_done += 1
+        if self.written_mask is not None:      # a freed slot holds no data until it is written again
+            a = self.address(slot)
+            self.written_mask[a: a + self.slot_bytes] = False
         rel.succeed()
         if self.on_release is not None:
             self.on_release(self)

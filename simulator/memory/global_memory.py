@@ -114,10 +114,26 @@ class GlobalMemory:
         return np.ndarray(tuple(shape), dtype, buffer=a.data, offset=base - a.base,
                           strides=tuple(s * isz for s in strides))
 
-    def mark_written(self, base: int, nbytes_hi: int) -> None:
+    def track(self, base: int, isz: int, shape, strides, write: bool, what) -> None:
+        """For arrays allocated with track_writes: a write marks its bytes, a read of bytes nothing
+        wrote is reported. Costs nothing for other arrays."""
         a = self.find(base)
-        if a is not None and a.written is not None:
-            a.written[base - a.base: base - a.base + nbytes_hi] = True
+        if a is None or a.written is None or 0 in tuple(shape):
+            return
+        offs = np.zeros(1, np.int64) + (base - a.base)
+        for n, s in zip(shape, strides):
+            offs = (offs[:, None] + np.arange(n, dtype=np.int64)[None, :] * (s * isz)).reshape(-1)
+        byte_idx = (offs[:, None] + np.arange(isz)[None, :]).reshape(-1)
+        self.track_bytes(a, byte_idx, write, what)
+
+    def track_bytes(self, a: Allocation, byte_idx: np.ndarray, write: bool, what) -> None:
+        if a.written is None:
+            return
+        if write:
+            a.written[byte_idx] = True
+        elif byte_idx.size and not a.written[byte_idx].all():
+            bad = int(byte_idx[np.argmin(a.written[byte_idx])])
+            raise SanitizerError(f"{_what(what)}: reads byte {a.base + bad:#x} of {a.name}, which was never written")
 
     def element_addresses(self, base: int, offsets: np.ndarray, isz: int, what: str) -> tuple[Allocation, np.ndarray]:
         """Byte offsets (into one allocation) of base + offsets * isz; all must be inside it."""

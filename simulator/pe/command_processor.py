@@ -122,6 +122,9 @@ def _cb(pe, cmd, name, t: Tile):
 
 
 def _read(cmd, name, t: Tile, cb, engine, pops) -> None:
+    if t.offset >= cb.slots:
+        raise SanitizerError(f"{cmd.where()}: tile {name} = {t} reads {t.offset} slots past the read pointer of "
+                             f"CB {cb.id} ({cb.name}), which has {cb.slots} slots: it could never be written")
     slot = cb.rd + t.offset
     v = cb.version(slot)
     if not (engine.in_order and v.engine is engine):
@@ -137,7 +140,7 @@ def _write(cmd, name, t: Tile, cb, engine) -> None:
         slot = cb.wr
         cb.wr += 1
         if slot >= cb.slots:
-            cmd.deps.append((cb.released(slot - cb.slots), ("space", cb.id, slot)))
+            cmd.deps.append((cb.released(slot - cb.slots), ("space", cb.id, slot - cb.slots)))
         cmd.writes.append((cb, cb.claim_write(slot, engine), "push"))
     else:
         slot = cb.rd + t.offset

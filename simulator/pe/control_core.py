@@ -145,6 +145,10 @@ class ControlCore:
         ls = self.pe.ls
         if 0 <= addr and addr + n <= ls.size:
             self.extra += self.ls_load
+            written = self.pe.ls_written
+            if written is not None and not written[addr: addr + n].all():
+                raise SanitizerError(f"{self.where(ins)}: scalar load of local-store bytes [{addr:#x}, {addr + n:#x}) "
+                                     f"that were never written")
             return ls[addr: addr + n].tobytes()
         if addr >= SRAM_BASE:
             a, off = self.pe.machine.gmem.locate(addr, addr + n,

@@ -58,7 +58,7 @@ class DMA(Engine):
             if isinstance(cmd.ins, READS_AT_START):
                 pe.run_semantics(cmd)
             end = start + self.c.setup_cycles if acc is None else mem.transfer(start, pe.index, acc, write)
-            end = max(end, pe.ls_port.reserve(start, ls_bytes(cmd)))
+            end = max(end, pe.ls_dma_port.reserve(start, ls_bytes(cmd)))
             cmd.start, cmd.end = start, end
             if acc is not None:
                 self.bytes += acc.nbytes

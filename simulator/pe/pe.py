@@ -27,7 +27,11 @@ class PE:
         self.row, self.col = divmod(index, self.cfg.grid.cols)
         self.coords = (self.row, self.col)
         self.ls = np.zeros(self.cfg.ls_bytes, np.uint8)
-        self.ls_port = Link(f"pe{index}.ls", self.cfg.gbps_to_bpc(self.cfg.pe.local_store_gbps))
+        ls_bpc = self.cfg.gbps_to_bpc(self.cfg.pe.local_store_gbps)
+        # the engines share one local-store port; the fabric interface writes and reads through its
+        # own, so a DMA never queues behind (or ahead of) a matmul for local-store bandwidth
+        self.ls_port = Link(f"pe{index}.ls", ls_bpc)
+        self.ls_dma_port = Link(f"pe{index}.ls.fi", ls_bpc)
         self.cbs: dict[int, CircularBuffer] = {}
         self.engines = {"dma": DMA(self), "dpe": DPE(self), "se": SE(self), "re": RE(self), "mlu": MLU(self)}
         self.engine_list = list(self.engines.values())
@@ -60,6 +64,7 @@ class PE:
             spans.append((d.base, d.nbytes, d))
             cb = CircularBuffer(self.env, d, f"PE {self.index}")
             cb.remote_fed = d.id in remote_cbs
+            cb.written_mask = self.ls_written
             self.cbs[d.id] = cb
         self.core.load_program(program, compile_code(self, program))
 

@@ -47,7 +47,7 @@ def resolve_send(pe, cmd) -> None:
     slot = cb.wr
     cb.wr += 1
     if slot >= cb.slots:
-        cmd.deps.append((cb.released(slot - cb.slots), ("space", cb.id, slot)))
+        cmd.deps.append((cb.released(slot - cb.slots), ("space", cb.id, slot - cb.slots)))
     cmd.writes.append((cb, cb.claim_write(slot, None), "push"))
     cmd.vals["target"] = dst
     cmd.vals["remote"] = (dst.ls, cb.address(slot))

@@ -28,7 +28,7 @@ def reserve(core, ins):
     slot = cb.wr
     cb.wr += 1
     if slot >= cb.slots:
-        yield from core.wait(cb.released(slot - cb.slots), ("space", cb.id, slot))
+        yield from core.wait(cb.released(slot - cb.slots), ("space", cb.id, slot - cb.slots))
     cb.core_reserved.append((slot, cb.claim_write(slot, None)))
     _set(core, ins.rd, cb.address(slot))
 

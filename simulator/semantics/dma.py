@@ -23,14 +23,15 @@ def _clip(shape, valid) -> tuple[int, ...]:
     return tuple(max(0, min(int(v), n)) for v, n in zip(valid, shape))
 
 
-def _elements(ctx, base: int, offsets: np.ndarray, dtype: np.dtype, what: str):
+def _elements(ctx, base: int, offsets: np.ndarray, dtype: np.dtype, cmd, kind: str):
     """(typed view of the allocation, element indices) for base + offsets * itemsize."""
-    a, byte_offs = ctx.gmem.element_addresses(base, offsets, dtype.itemsize, what)
+    a, byte_offs = ctx.gmem.element_addresses(base, offsets, dtype.itemsize, cmd.oob(kind))
     if a is None:
         return None, None
     rel = base - a.base
     if rel % dtype.itemsize:
-        raise SanitizerError(f"{what()}: address {base:#x} is not aligned to its {dtype.itemsize}-byte elements")
+        raise SanitizerError(f"{cmd.where()}: misaligned {kind}: address {base:#x} is not aligned to its "
+                             f"{dtype.itemsize}-byte elements")
     typed = np.ndarray((a.data.size // dtype.itemsize,), dtype, buffer=a.data)
     return typed, byte_offs // dtype.itemsize
 
@@ -55,6 +56,7 @@ def dma_in(ctx, cmd):
     if 0 in box:
         return
     src = ctx.gmem.box_view(v["base"], dst.dtype, box, v["strides"], cmd.oob("load"))
+    ctx.gmem.track(v["base"], dst.dtype.itemsize, box, v["strides"], False, cmd.where)
     dst[tuple(slice(0, n) for n in box)] = src
 
 
@@ -67,7 +69,7 @@ def dma_out(ctx, cmd):
         return
     dst = ctx.gmem.box_view(v["base"], src.dtype, box, v["strides"], cmd.oob("store"))
     dst[...] = src[tuple(slice(0, n) for n in box)]
-    ctx.gmem.mark_written(v["base"], 0)
+    ctx.gmem.track(v["base"], src.dtype.itemsize, box, v["strides"], True, cmd.where)
 
 
 @semantics(dma.DmaGather)
@@ -77,7 +79,7 @@ def gather(ctx, cmd):
     offs = _offsets(ctx, cmd, dst.shape)
     mask = _mask(ctx, cmd, dst.shape)
     sel = offs if mask is None else offs[mask]
-    typed, idx = _elements(ctx, cmd.vals["base"], sel, dst.dtype, cmd.oob("load"))
+    typed, idx = _elements(ctx, cmd.vals["base"], sel, dst.dtype, cmd, "load")
     if mask is None:
         if typed is not None:
             dst[...] = typed[idx].reshape(dst.shape)
@@ -95,7 +97,7 @@ def scatter(ctx, cmd):
     mask = _mask(ctx, cmd, src.shape)
     vals = src if mask is None else src[mask]
     sel = offs if mask is None else offs[mask]
-    typed, idx = _elements(ctx, cmd.vals["base"], sel.reshape(-1), src.dtype, cmd.oob("store"))
+    typed, idx = _elements(ctx, cmd.vals["base"], sel.reshape(-1), src.dtype, cmd, "store")
     if typed is not None and idx.size:
         typed[idx] = np.asarray(vals).reshape(-1)
 
@@ -113,7 +115,7 @@ def rows(ctx, cmd):
     if live.size == 0 or cols == 0:
         return
     offs = index[live][:, None] * int(v["row_stride"]) + np.arange(cols)[None, :]
-    typed, idx = _elements(ctx, v["base"], offs, dst.dtype, cmd.oob("load"))
+    typed, idx = _elements(ctx, v["base"], offs, dst.dtype, cmd, "load")
     flat[live, :cols] = typed[idx]
 
 
@@ -135,7 +137,7 @@ def atomic(ctx, cmd):
     dtype = np_dtype(ins.val.dtype)
     old = np.zeros(offs.size, dtype)
     if live.size:
-        typed, idx = _elements(ctx, cmd.vals["base"], offs[live], dtype, cmd.oob("atomic"))
+        typed, idx = _elements(ctx, cmd.vals["base"], offs[live], dtype, cmd, "atomic")
         fn = _RMW[ins.op]
         with np.errstate(all="ignore"):
             if np.unique(idx).size == idx.size:
@@ -157,7 +159,7 @@ def cas(ctx, cmd):
     cmpv = np.broadcast_to(view(ctx.ls, cmd.addr["cmp"], ins.cmp), shape).reshape(-1)
     val = np.broadcast_to(view(ctx.ls, cmd.addr["val"], ins.val), shape).reshape(-1)
     dtype = np_dtype(ins.dst.dtype)
-    typed, idx = _elements(ctx, cmd.vals["base"], offs, dtype, cmd.oob("atomic"))
+    typed, idx = _elements(ctx, cmd.vals["base"], offs, dtype, cmd, "atomic")
     old = np.zeros(offs.size, dtype)
     for k, i in enumerate(idx):
         old[k] = typed[i]

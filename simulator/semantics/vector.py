@@ -150,7 +150,12 @@ def load_store(core, vec, ins):
         ls = core.pe.ls
         span = addrs[:, None] + np.arange(eb)
         if load:
-            vals = vec.read(ins.vd, dt)
+            vals = vec.read(ins.vd, dt)                 # checks the register group first
+            written = core.pe.ls_written
+            if written is not None and not written[span].all():
+                bad = int(span.reshape(-1)[np.argmin(written[span].reshape(-1))])
+                raise SanitizerError(f"{core.where(ins)}: vector load of local-store byte {bad:#x}, which was "
+                                     f"never written")
             vals[idx] = ls[span].view(dt).ravel()
             vec.write(ins.vd, vals, active)
             vec.bytes_loaded += len(idx) * eb
