@@ -337,7 +337,7 @@ register_workload(
     description="C = A @ B, f16 in, f32 out; hand-written double-buffered ISA (the largest tiles that fit the LS "
                 "and still give every PE one)")
 register_workload(
-    "softmax", _softmax, dims=("R", "C"), shape={"R": 4096, "C": 1024, "region": "dram", "BR": None},
+    "softmax_isa", _softmax, dims=("R", "C"), shape={"R": 4096, "C": 1024, "region": "dram", "BR": None},
     description="row softmax of an [R, C] f32 array; hand-written ISA, one block of rows per program")
 register_workload(
     "dram_stream", _dram_stream, dims=("chunks", "chunk_bytes"), shape={"chunks": 16, "chunk_bytes": 32768},

@@ -45,7 +45,7 @@ def test_run_gemm_as_the_readme_shows():
 
 
 def test_run_any_workload_with_json():
-    p = mtiasim("run", "softmax", "--shape", "64x256", *SMALL, "--json", "--timing-only")
+    p = mtiasim("run", "softmax_isa", "--shape", "64x256", *SMALL, "--json", "--timing-only")
     rep = json.loads(p.stdout)
     assert rep["kernel"] == "softmax" and rep["config"] == "mtia-small" and rep["numerics"] is False
     assert rep["commands"] == 7 * 2
@@ -61,10 +61,10 @@ def test_run_any_workload_with_json():
     (["run", "gemm", "--shape", "1", "2"], 2, ["M N K"]),
     (["run", "gemm", "--shape", "100", "100", "100"], 2, ["multiples of 32"]),
     (["run", "gemm", "--config", "nope"], 1, ["no config named 'nope'", "mtia-2i"]),
-    (["run", "softmax", *SMALL, "--set", "dram.bandwidth_gbps=-1"], 1, ["bandwidth_gbps", "greater than 0"]),
-    (["run", "softmax", *SMALL, "--set", "dram.bandwith_gbps=1"], 1, ["unknown key 'bandwith_gbps'"]),
+    (["run", "softmax_isa", *SMALL, "--set", "dram.bandwidth_gbps=-1"], 1, ["bandwidth_gbps", "greater than 0"]),
+    (["run", "softmax_isa", *SMALL, "--set", "dram.bandwith_gbps=1"], 1, ["unknown key 'bandwith_gbps'"]),
     (["run", "dpe_loop", "--region", "dram"], 2, ["no region option"]),
-    (["trace", "softmax", *SMALL, "--pes", "7"], 2, ["PE(s) [7] do not exist"]),
+    (["trace", "softmax_isa", *SMALL, "--pes", "7"], 2, ["PE(s) [7] do not exist"]),
     (["roofline", "gemm", "-o", "chart.txt"], 2, [".png"]),
     (["sweep", "missing.yaml"], 1, ["no sweep file"]),
 ])
@@ -92,7 +92,7 @@ def test_configs_and_workloads_lists():
     one = json.loads(mtiasim("configs", "--config", "mtia-v1", "--json").stdout)
     assert one["clock_ghz"] == 0.8
     ws = json.loads(mtiasim("workloads", "--json").stdout)
-    assert {"gemm", "softmax", "dram_stream", "dpe_loop"} <= set(ws)
+    assert {"gemm", "softmax_isa", "softmax", "dram_stream", "dpe_loop"} <= set(ws)
     assert ws["gemm"]["dims"] == ["M", "N", "K"]
 
 
@@ -100,7 +100,7 @@ def test_a_workload_registered_in_another_module_appears_everywhere(tmp_path):
     (tmp_path / "my_kernels.py").write_text(
         "from simulator.workloads import get_workload, register_workload\n"
         "def twice_softmax(m, shape, numerics):\n"
-        "    return get_workload('softmax')(m, {'R': 2 * shape['rows'], 'C': 64}, numerics)\n"
+        "    return get_workload('softmax_isa')(m, {'R': 2 * shape['rows'], 'C': 64}, numerics)\n"
         "register_workload('twice_softmax', twice_softmax, shape={'rows': 16}, description='test kernel')\n")
     env = {"MTIASIM_WORKLOADS": "my_kernels", "PYTHONPATH": str(tmp_path)}
     assert "twice_softmax" in mtiasim("workloads", env=env).stdout
@@ -116,7 +116,7 @@ def test_a_workload_registered_in_another_module_appears_everywhere(tmp_path):
 
 def test_sweep_writes_a_table_and_resumes(tmp_path):
     spec = {"name": "tiny", "base": "mtia-small", "grid": {"dram.bandwidth_gbps": [6.4, 12.8, 25.6]},
-            "workloads": [{"name": "softmax", "shape": [64, 256]}]}
+            "workloads": [{"name": "softmax_isa", "shape": [64, 256]}]}
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(spec))
     p = mtiasim("sweep", "tiny.yaml", "--workers", 1, cwd=tmp_path)
     assert "3 rows in tiny.csv: 3 run now, 0 already there, 0 with errors" in p.stdout
@@ -128,7 +128,7 @@ def test_sweep_writes_a_table_and_resumes(tmp_path):
 
 
 def test_trace_writes_perfetto_json(tmp_path):
-    p = mtiasim("trace", "softmax", "--shape", 128, 256, *SMALL, "-o", tmp_path / "t.json", "--pes", "0,1",
+    p = mtiasim("trace", "softmax_isa", "--shape", 128, 256, *SMALL, "-o", tmp_path / "t.json", "--pes", "0,1",
                 "--max-events", 1000)
     assert "ui.perfetto.dev" in p.stdout
     trace = json.loads((tmp_path / "t.json").read_text())
@@ -138,7 +138,7 @@ def test_trace_writes_perfetto_json(tmp_path):
 
 
 def test_roofline_chart_for_two_configs(tmp_path):
-    p = mtiasim("roofline", "gemm:256x256x128", "softmax:R=128,C=256", "--config", "mtia-small",
+    p = mtiasim("roofline", "gemm:256x256x128", "softmax_isa:R=128,C=256", "--config", "mtia-small",
                 "--config", "mtia-2i", "-o", tmp_path / "r.svg", "--utilization", tmp_path / "u.png", "--json")
     out = json.loads(p.stdout)
     assert len(out["points"]) == 4 and {r["config"] for r in out["roofs"]} == {"mtia-small", "mtia-2i"}
@@ -154,7 +154,7 @@ def test_ctrl_c_keeps_finished_runs_and_a_rerun_continues(tmp_path):
     import signal
     import time
     spec = {"name": "long", "base": "mtia-2i", "grid": {"dram.bandwidth_gbps": [51.2 * i for i in range(1, 13)]},
-            "workloads": [{"name": "softmax", "shape": [2048, 1024]}]}
+            "workloads": [{"name": "softmax_isa", "shape": [2048, 1024]}]}
     (tmp_path / "long.yaml").write_text(yaml.safe_dump(spec))
     out = tmp_path / "long.csv"
     p = subprocess.Popen([mtiasim_exe(), "sweep", "long.yaml", "--workers", "2", "--no-progress"], cwd=tmp_path,

@@ -14,14 +14,14 @@ SMALL = {
     "base": "mtia-small",
     "grid": {"dram.bandwidth_gbps": [6.4, 12.8, 25.6], "pe.local_store_kib": [128, 384]},
     "workloads": [{"name": "gemm", "shape": [256, 256, 128], "region": "dram"},
-                  {"name": "softmax", "shape": {"R": 128, "C": 512}}],
+                  {"name": "softmax_isa", "shape": {"R": 128, "C": 512}}],
 }
 
 
 def _report_fields():
     """Every key of Report.row(), from a real run."""
     from simulator.workloads import get_workload
-    return list(get_workload("softmax")("mtia-small", (32, 64), False).row())
+    return list(get_workload("softmax_isa")("mtia-small", (32, 64), False).row())
 
 
 def _write(tmp_path, spec, name="sweep.yaml") -> Path:
@@ -40,8 +40,8 @@ def test_rows_hold_every_knob_and_report_field(tmp_path):
     assert header[:5] == ["point", "workload", "shape", "dram.bandwidth_gbps", "pe.local_store_kib"]
     assert set(_report_fields()) <= set(header) and header[-1] == "error"
     assert {(r["dram.bandwidth_gbps"], r["pe.local_store_kib"], r["workload"]) for r in rows} == {
-        (bw, ls, w) for bw in (6.4, 12.8, 25.6) for ls in (128, 384) for w in ("gemm", "softmax")}
-    softmax = sorted((r for r in rows if r["workload"] == "softmax"), key=lambda r: r["dram.bandwidth_gbps"])
+        (bw, ls, w) for bw in (6.4, 12.8, 25.6) for ls in (128, 384) for w in ("gemm", "softmax_isa")}
+    softmax = sorted((r for r in rows if r["workload"] == "softmax_isa"), key=lambda r: r["dram.bandwidth_gbps"])
     assert softmax[0]["cycles"] > softmax[-1]["cycles"]          # more DRAM bandwidth, faster softmax
     assert all(r["shape"] in ("256x256x128,region=dram", "128x512") for r in rows)
 
@@ -99,7 +99,7 @@ def test_rerunning_skips_finished_points_and_resumes_after_an_interrupt(tmp_path
 
 def test_retry_errors_runs_failed_points_again(tmp_path):
     spec = {"base": "mtia-small", "grid": {"dram.bandwidth_gbps": [-1.0]},
-            "workloads": [{"name": "softmax", "shape": [32, 64]}]}
+            "workloads": [{"name": "softmax_isa", "shape": [32, 64]}]}
     out = tmp_path / "r.csv"
     run_sweep(spec, out, workers=1, progress=False)
     assert run_sweep(spec, out, workers=1, progress=False).ran == 0

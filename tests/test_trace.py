@@ -70,7 +70,7 @@ def _names(trace, kind):
 @pytest.fixture(scope="module")
 def softmax_trace():
     tracer = Tracer()
-    report = get_workload("softmax")(Machine(load_config("mtia-small"), trace=tracer), (256, 512), True)
+    report = get_workload("softmax_isa")(Machine(load_config("mtia-small"), trace=tracer), (256, 512), True)
     return tracer.to_dict(), report
 
 
@@ -123,7 +123,7 @@ def test_program_spans_on_the_core_track(softmax_trace):
 
 def test_pe_filter_keeps_only_those_pes():
     tracer = Tracer(pes=[1])
-    report = get_workload("softmax")(Machine(load_config("mtia-small"), trace=tracer), (256, 512), False)
+    report = get_workload("softmax_isa")(Machine(load_config("mtia-small"), trace=tracer), (256, 512), False)
     trace = tracer.to_dict()
     validate(trace)
     pes = {e["pid"] for e in trace["traceEvents"] if e["ph"] in "XBE"}
@@ -159,8 +159,8 @@ def test_big_gemm_trace_stays_under_the_cap(tmp_path):
 def test_launches_follow_one_another():
     tracer = Tracer()
     m = Machine(load_config("mtia-small"), trace=tracer)
-    first = get_workload("softmax")(m, (64, 256), False)
-    get_workload("softmax")(m, (64, 256), False)
+    first = get_workload("softmax_isa")(m, (64, 256), False)
+    get_workload("softmax_isa")(m, (64, 256), False)
     trace = tracer.to_dict()
     validate(trace)
     launches = trace["otherData"]["launches"]

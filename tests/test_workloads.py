@@ -18,10 +18,10 @@ def small():
 
 def test_hand_written_workloads_are_registered():
     ws = workloads()
-    for name in ("gemm", "softmax", "dram_stream", "dpe_loop"):
+    for name in ("gemm", "softmax_isa", "dram_stream", "dpe_loop"):
         assert isinstance(ws[name], Workload) and ws[name].description
     assert get_workload("gemm").dims == ("M", "N", "K")
-    assert get_workload("softmax").dims == ("R", "C")
+    assert get_workload("softmax_isa").dims == ("R", "C")
 
 
 @pytest.mark.parametrize("R, C, BR, region", [(64, 256, None, "dram"), (96, 128, 32, "sram"), (8, 2048, 1, "dram")])
@@ -63,7 +63,7 @@ def test_softmax_blocks_fit_the_local_store():
 
 
 def test_workload_returns_report_and_checks(small):
-    w = get_workload("softmax")
+    w = get_workload("softmax_isa")
     run = w.execute(small, (64, 256), numerics=True)
     assert run.report.kernel == "softmax" and run.checks["max |y - softmax(x)|"] < 1e-6
     assert w(small, {"R": 64, "C": 256}, numerics=False).cycles == run.report.cycles   # timing-only: same cycles
