@@ -94,7 +94,7 @@ def format_report(r: Report) -> str:
         f"{r.kernel} on {r.config}, grid {r.grid}{'' if r.numerics else ' (timing only)'}",
         f"  time        {r.cycles:,.0f} cycles = {r.seconds * 1e6:,.2f} us   "
         f"({r.commands:,} commands, {r.instructions:,} instructions, simulated in {r.wall_seconds:.2f} s)",
-        f"  work        " + ", ".join(f"{k} {_si(v, 'op')}" for k, v in r.ops.items() if v),
+        "  work        " + ", ".join(f"{k} {_si(v, 'op')}" for k, v in r.ops.items() if v),
         f"  memory      DRAM {_si(r.bytes['dram_read'], 'B')} read + {_si(r.bytes['dram_write'], 'B')} written, "
         f"SRAM {_si(r.bytes['sram'], 'B')}, LS {_si(r.bytes['ls'], 'B')}; LLC {r.llc['hits']:,} hits / "
         f"{r.llc['misses']:,} misses",

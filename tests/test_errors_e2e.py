@@ -393,7 +393,7 @@ def test_a_sweep_interrupted_mid_run_keeps_its_finished_points(tmp_path, monkeyp
     is not recorded as a failure, and running the sweep again runs only what is missing."""
     from simulator.sweep import read_table, run_sweep
     spec = {"name": "interrupt", "base": "mtia-small", "grid": {"dram.bandwidth_gbps": [6.4, 12.8, 25.6, 51.2]},
-            "workloads": [{"name": "softmax", "shape": {"R": 32, "C": 64}}]}
+            "workloads": [{"name": "softmax_isa", "shape": {"R": 32, "C": 64}}]}
     out = tmp_path / "rows.csv"
     calls = []
     real_run = Machine.run

@@ -13,7 +13,6 @@ from isa.types import np_dtype
 
 from ..chip.memory_system import Access
 from ..errors import SanitizerError
-from ..semantics import SEMANTICS
 from .engine import Engine, ls_bytes
 
 READS_AT_START = (dma.DmaIn, dma.DmaGather, dma.DmaRows)

@@ -15,7 +15,7 @@ from isa import vector as v
 from isa.instruction import REGISTRY
 
 from ..errors import SanitizerError
-from ..pe.vector_core import FLOAT, INT, UINT, VectorFault, rate_name
+from ..pe.vector_core import INT, UINT, VectorFault, rate_name
 from . import semantics
 
 M64 = (1 << 64) - 1
