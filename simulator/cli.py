@@ -407,12 +407,19 @@ def _points_table(points) -> str:
 
 def _bench_args(p) -> None:
     p.add_argument("--size", type=int, default=2048)
+    p.add_argument("--compile", action="store_true",
+                   help="instead, time compiling every library kernel (frontend and MTIA backend)")
     _config_arg(p)
     _json_arg(p)
 
 
 @command("bench", "time the simulator on the 2048^3 GEMM against a plain SimPy loop", _bench_args)
 def cmd_bench(a) -> int:
+    if a.compile:
+        from compiler.bench import compile_times, format_compile_times
+        rows = compile_times(a.config)
+        print(json.dumps(rows, indent=2) if a.json else format_compile_times(rows))
+        return 0
     from .bench import format_bench, run_bench
     b = run_bench(a.config, a.size)
     print(json.dumps(b, indent=2) if a.json else format_bench(b))

@@ -45,3 +45,10 @@ def test_bad_targets_are_usage_errors():
     assert r.returncode == 2 and "neither a script (.py) nor a library kernel" in r.stderr
     r = mtiasim("compile", "softmax", "--stage", "nope", check=False)
     assert r.returncode == 2 and "no stage 'nope'" in r.stderr
+
+
+def test_bench_compile_times_every_library_kernel():
+    r = mtiasim("bench", "--compile", "--json")
+    rows = json.loads(r.stdout)
+    assert {row["library_kernel"] for row in rows} >= {"matmul", "softmax", "attention", "int8_gemm"}
+    assert all(row["kernels"] >= 1 and row["total_s"] > 0 for row in rows)
