@@ -51,14 +51,18 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 def pick_blocks(M: int, N: int, K: int) -> dict:
-    """The largest output tiles (they fill the DPE and reuse operands most) that still give every
-    PE of the current config a program; 256x256 f32 accumulators just fit MTIA 2i's local store."""
+    """Output tiles for the current config: the largest (they fill the DPE and reuse operands most;
+    256x256 f32 accumulators just fit MTIA 2i's local store) whose last wave of programs still keeps
+    90% of the PEs busy, else the candidate that keeps the most busy."""
     from simulator import get_config
     pes = get_config().num_pes
-    tiles = [(256, 256), (256, 128), (128, 128), (128, 64), (64, 64), (64, 32), (32, 32)]
-    for bm, bn in tiles:
-        if triton.cdiv(M, bm) * triton.cdiv(N, bn) >= pes:
-            break
+    tiles = [(256, 256), (256, 128), (128, 256), (128, 128), (128, 64), (64, 64), (64, 32), (32, 32)]
+
+    def busy(bm, bn):          # the fraction of PE-waves that have a program to run
+        n = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+        return n / (triton.cdiv(n, pes) * pes)
+    good = [t for t in tiles if busy(*t) >= 0.9]
+    bm, bn = good[0] if good else max(tiles, key=lambda t: (busy(*t), t[0] * t[1]))
     return {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 32, "GROUP_M": 8}
 
 
