@@ -53,3 +53,14 @@ class MluSlice(Instr):
     a: TileKind
     start: IntList
     step: IntList = ()
+
+
+@instruction("mlu.gather", "mlu")
+class MluGather(Instr):
+    """out = the elements of a picked along `axis` by index (tl.gather): out and index have one shape,
+    and out[..., i, ...] = a[..., index[..., i, ...], ...] with i at position `axis`; every other
+    coordinate is the same in out and a. An index outside a's extent along axis is an error."""
+    out: TileKind
+    a: TileKind
+    index: TileKind
+    axis: Imm

@@ -2,7 +2,7 @@
 forwards partial results to another PE."""
 from __future__ import annotations
 
-from .fields import Imm, TileKind, XOrImm, choice
+from .fields import Imm, OptTile, TileKind, XOrImm, choice
 from .instruction import Instr, instruction
 
 
@@ -34,3 +34,12 @@ class ReSend(Instr):
     a: TileKind
     pe: XOrImm
     cb: Imm
+
+
+@instruction("re.histogram", "re")
+class ReHistogram(Instr):
+    """out[b] = how many elements of a equal b, for 0 <= b < out's length (tl.histogram); elements
+    outside that range, and those where mask is 0, are not counted. out is i32."""
+    out: TileKind
+    a: TileKind
+    mask: OptTile = None

@@ -13,4 +13,6 @@ class MLU(Engine):
         self.rate = c.bytes_per_cycle
 
     def occupancy(self, cmd) -> float:
-        return cdiv(cmd.ins.out.nbytes, self.rate)
+        """Bytes written per cycle; a gather also reads its index tile."""
+        extra = cmd.ins.index.nbytes if hasattr(cmd.ins, "index") else 0
+        return cdiv(cmd.ins.out.nbytes + extra, self.rate)

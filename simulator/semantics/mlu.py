@@ -5,6 +5,7 @@ import numpy as np
 
 from isa import mlu
 
+from ..errors import SanitizerError
 from . import semantics
 from .tiles import store, view
 
@@ -44,3 +45,15 @@ def slice_(ctx, cmd):
     step = ins.step or (1,) * len(ins.start)
     idx = tuple(slice(s, s + n * st, st) for s, n, st in zip(ins.start, ins.out.shape, step))
     store(ctx, cmd, "out", _a(ctx, cmd)[idx])
+
+
+@semantics(mlu.MluGather)
+def gather(ctx, cmd):
+    ins = cmd.ins
+    a = _a(ctx, cmd)
+    idx = view(ctx.ls, cmd.addr["index"], ins.index).astype(np.int64)
+    n = a.shape[ins.axis]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx[(idx < 0) | (idx >= n)].flat[0])
+        raise SanitizerError(f"{cmd.where()}: gather index {bad} is outside [0, {n}) along axis {ins.axis}")
+    store(ctx, cmd, "out", np.take_along_axis(a, idx, axis=ins.axis))

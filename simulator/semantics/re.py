@@ -68,3 +68,14 @@ def send(ctx, cmd):
     a = view(ctx.ls, cmd.addr["a"], cmd.ins.a)
     dst_ls, dst_addr = cmd.vals["remote"]
     np.ndarray(a.shape, a.dtype, buffer=dst_ls, offset=dst_addr)[...] = a
+
+
+@semantics(re_isa.ReHistogram)
+def histogram(ctx, cmd):
+    ins = cmd.ins
+    a = view(ctx.ls, cmd.addr["a"], ins.a).reshape(-1).astype(np.int64)
+    bins = ins.out.size
+    keep = (a >= 0) & (a < bins)
+    if ins.mask is not None:
+        keep &= np.broadcast_to(view(ctx.ls, cmd.addr["mask"], ins.mask), ins.a.shape).reshape(-1).astype(bool)
+    store(ctx, cmd, "out", np.bincount(a[keep], minlength=bins)[:bins].astype(np.int32).reshape(ins.out.shape))

@@ -40,7 +40,7 @@ ENGINE = {**{k: "se" for k in (*UNARY, *BINARY, *CASTS, Op.CMPI, Op.CMPF, Op.SEL
           Op.DOT: "dpe", Op.REDUCE: "re", Op.SCAN: "re", Op.TRANS: "mlu", Op.JOIN: "mlu", Op.SPLIT: "mlu",
           Op.CAT: "mlu", Op.EXTRACT_SLICE: "mlu", Op.BROADCAST: "mlu", Op.EXPAND_DIMS: "view",
           Op.RESHAPE: "view", D.LOAD_BOX: "dma", D.STORE_BOX: "dma", D.GATHER: "dma", D.SCATTER: "dma",
-          D.ATOMIC: "dma", D.CAS: "dma", D.TO_SCALAR: "core"}
+          D.ATOMIC: "dma", D.CAS: "dma", D.TO_SCALAR: "core", "tt.gather": "mlu", "tt.histogram": "re"}
 
 _SIGNED = {"u8": "i8", "u16": "i16", "u32": "i32", "u64": "i64"}
 _UNSIGNED = {v: k for k, v in _SIGNED.items()}
@@ -164,6 +164,15 @@ def lower(g, op: Operation) -> bool:
                 t = g.tile(src, op)
                 e.emit(mlu.MluSlice, out=Tile(out.cb, out.mode, out.dtype, out.shape + (1,)), a=t,
                        start=(0,) * (rank - 1) + (k,), step=(1,) * (rank - 1) + (2,))
+        return True
+    if name == "tt.gather":                  # tl.gather(src, index, axis)
+        src, index = op.operands[:2]
+        e.emit(mlu.MluGather, out=out_tile(g, op), a=g.tile(src, op), index=g.tile(index, op),
+               axis=op.attrs["axis"])
+        return True
+    if name == "tt.histogram":               # tl.histogram(x, num_bins[, mask])
+        mask = g.tile(op.operands[1], op) if len(op.operands) > 1 else None
+        e.emit(rei.ReHistogram, out=out_tile(g, op), a=g.tile(op.operands[0], op), mask=mask)
         return True
     if name == Op.EXTRACT_SLICE:
         e.emit(mlu.MluSlice, out=out_tile(g, op), a=g.tile(op.operands[0], op),

@@ -193,7 +193,7 @@ class _Planner:
             self.elementwise(op, blk, depth)
             return
         producer = {Op.DOT: "dpe", Op.REDUCE: "re", Op.SCAN: "re", D.LOAD_BOX: "dma", D.GATHER: "dma",
-                    D.ATOMIC: "dma", D.CAS: "dma"}.get(name, "mlu")
+                    D.ATOMIC: "dma", D.CAS: "dma", "tt.histogram": "re"}.get(name, "mlu")
         if name == Op.DOT and self.dot_in_place(op, blk, depth):
             return
         for r in res:
