@@ -123,3 +123,33 @@ def test_reading_a_slot_nothing_wrote_is_caught():
     with pytest.raises(SanitizerError, match=r"instruction 2 `dma.out cb0.pop:f32\[32\], x10, \[1\]`: reads src = "
                                              r"cb0.pop:f32\[32\], but local-store byte 0x0 of that slot was never written"):
         _run(asm, out=np.zeros(32, np.float32))
+
+
+def test_reduction_network_chain_sums_across_pes():
+    # each of 4 PEs adds its partial to what its left neighbour sends and passes it right; the last
+    # PE holds the sum of all four and stores it
+    asm = """.kernel chain
+.arg out ptr f32 x10
+.cb 0 mine base=0 slot=256 slots=1
+.cb 1 recv base=256 slot=256 slots=2
+    mtia.peid x5
+    mtia.npe x6
+    se.iota cb0.push:f32[64], start=x5
+    beq x5, x0, send
+    se.add cb0.acc:f32[64], cb0.keep:f32[64], cb1.pop:f32[64]
+send:
+    addi x7, x6, -1
+    beq x5, x7, last
+    addi x8, x5, 1
+    re.send cb0.pop:f32[64], x8, 1
+    halt
+last:
+    dma.out cb0.pop:f32[64], x10, [1]
+    halt
+"""
+    m = Machine(load_config("mtia-small"))
+    out = m.gmem.alloc_array(np.full(64, np.nan, np.float32), "out")
+    rep = m.run(Program.from_asm(asm), grid=(4,), args={"out": out})
+    expect = sum(np.arange(64, dtype=np.float32) + p for p in range(4))
+    np.testing.assert_array_equal(out.data.view(np.float32), expect)
+    assert rep.cycles > 3 * load_config("mtia-small").pe.re.network_hop_cycles

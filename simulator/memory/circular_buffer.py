@@ -92,7 +92,9 @@ class CircularBuffer:
     def pop_issued(self, slot: int) -> None:
         """Slot `slot` is popped in program order: it is released once all its readers complete."""
         rel = self.released(slot)
-        v = self.versions.pop(slot, None)
+        v = self.versions.get(slot)
+        if v is not None and (v.engine is not None or v.event.triggered):
+            del self.versions[slot]     # else a producer not issued yet (another PE's send) claims it later
         pending = [e for e, _ in (v.readers if v else []) if not e.triggered]
         if v is not None and not v.event.triggered:
             pending.append(v.event)

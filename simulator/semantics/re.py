@@ -68,6 +68,9 @@ def send(ctx, cmd):
     a = view(ctx.ls, cmd.addr["a"], cmd.ins.a)
     dst_ls, dst_addr = cmd.vals["remote"]
     np.ndarray(a.shape, a.dtype, buffer=dst_ls, offset=dst_addr)[...] = a
+    written = cmd.vals["target"].ls_written      # the receiver's sanitizer map
+    if written is not None:
+        written[dst_addr: dst_addr + a.nbytes] = True
 
 
 @semantics(re_isa.ReHistogram)
