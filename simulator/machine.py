@@ -133,6 +133,11 @@ class Machine:
         regs = [(a.reg, _arg_value(a, args[a.name])) for a in program.args]
         remote = {ins.cb for ins in program.instrs if type(ins) is ReSend}
         assignment = map_programs(grid, len(self.pes), pe_mapping)
+        if remote and any(len(p) > 1 for p in assignment):
+            n = grid[0] * grid[1] * grid[2]
+            raise ProgramError(f"{program.name} sends over the reduction network (tl.mtia.re_reduce), which needs "
+                               f"every program on its own PE at once: the grid has {n} programs for "
+                               f"{len(self.pes)} PEs")
         self._active = sum(1 for pids in assignment if pids)
         for pe, pids in zip(self.pes, assignment):
             pe.setup(program, remote)

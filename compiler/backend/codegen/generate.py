@@ -194,6 +194,9 @@ class Codegen:
                 e.emit(s.J, target=self.end_label)
         elif name == Op.ASSERT:
             self.assert_(op)
+        elif name == Op.RE_REDUCE:
+            self.re_reduce_(op)
+            self.fetch_results(op)
         elif op.results and isinstance(self.plan.loc.get(op.results[0]), Uniform) and \
                 op.results[0] not in self.plan.fill_at_def:
             pass                                     # a uniform block: readers take the scalar
@@ -455,6 +458,58 @@ class Codegen:
         if skip:
             e.place(skip)
         cpp.scalar_op(self, op)
+
+    def re_reduce_(self, op: Operation) -> None:
+        """tl.mtia.re_reduce: a chain over the reduction network. Program i (on PE i) adds what
+        program i-1 sends to its own value and sends the partial to i+1; the last one, now holding
+        the total, sends it back to every other PE."""
+        e = self.e
+        x = op.operands[0]
+        loc = self.plan.loc[op.results[0]]
+        partial, total = self.plan.temps[op]
+        t = lambda mode: Tile(loc.sid, mode, loc.dtype, loc.shape)  # noqa: E731
+        combine = {"sum": se.SeAdd, "max": se.SeMax, "min": se.SeMin}.get(op.attrs.get("op", "sum"))
+        if combine is None:
+            raise self.error(op, f"tl.mtia.re_reduce combines with sum, max or min, not {op.attrs.get('op')!r}")
+        pid = [e.vreg("x") for _ in range(3)]
+        n = [e.vreg("x") for _ in range(3)]
+        for axis in range(3):
+            e.emit(sync.Pid, rd=pid[axis], axis=axis)
+            e.emit(sync.Nprog, rd=n[axis], axis=axis)
+        me, count, tmp = e.vreg("x"), e.vreg("x"), e.vreg("x")
+        e.emit(s.Mul, rd=tmp, rs1=pid[2], rs2=n[1])           # me = x + nx * (y + ny * z)
+        e.emit(s.Add, rd=tmp, rs1=tmp, rs2=pid[1])
+        e.emit(s.Mul, rd=tmp, rs1=tmp, rs2=n[0])
+        e.emit(s.Add, rd=me, rs1=tmp, rs2=pid[0])
+        e.emit(s.Mul, rd=count, rs1=n[0], rs2=n[1])
+        e.emit(s.Mul, rd=count, rs1=count, rs2=n[2])
+        e.emit(s.Addi, rd=count, rs1=count, imm=-1)           # the last program's id
+        src = self.plan.loc.get(x)
+        if isinstance(src, Uniform):
+            e.emit(se.SeFill, out=t("push"), value=self.scalar_src(src.value))
+        else:
+            e.emit(se.SeMov, out=t("push"), a=self.src(x, op))
+        send, last, done = e.new_label("re_send"), e.new_label("re_last"), e.new_label("re_done")
+        e.emit(s.Beq, rs1=me, rs2=self.zero(), target=send)
+        e.emit(combine, out=t("acc"), a=t("keep"), b=Tile(partial, "pop", loc.dtype, loc.shape))
+        e.place(send)
+        e.emit(s.Beq, rs1=me, rs2=count, target=last)
+        nxt = e.vreg("x")
+        e.emit(s.Addi, rd=nxt, rs1=me, imm=1)
+        e.emit(rei.ReSend, a=t("keep"), pe=nxt, cb=partial)
+        e.emit(se.SeMov, out=t("acc"), a=Tile(total, "pop", loc.dtype, loc.shape))
+        e.emit(s.J, target=done)
+        e.place(last)
+        i, loop = e.vreg("x"), e.new_label("re_bcast")
+        e.emit(s.Li, rd=i, imm=0)
+        e.place(loop)
+        e.emit(s.Bge, rs1=i, rs2=count, target=done)
+        e.emit(rei.ReSend, a=t("keep"), pe=i, cb=total)
+        e.emit(s.Addi, rd=i, rs1=i, imm=1)
+        e.emit(s.J, target=loop)
+        e.place(done)
+        e.line(f"{cpp.name(self, op.results[0])} = re_reduce_{op.attrs.get('op', 'sum')}(cb{loc.sid});"
+               f"   // chain over the reduction network, then broadcast")
 
     def assert_(self, op: Operation) -> None:
         e = self.e

@@ -168,6 +168,14 @@ class _Planner:
         if name == Op.WHILE:
             self.while_(op, blk, depth)
             return
+        if name == Op.RE_REDUCE:                 # the result, and two slots the neighbours' sends fill
+            r = op.results[0]
+            loc = self.new_storage(r, blk, depth, "re")
+            if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
+                plan.fetch.add(r)
+            plan.temps[op] = tuple(self.temp_storage(op, blk, depth, loc.dtype, loc.shape, nm)
+                                   for nm in ("re_partial", "re_total"))
+            return
         if self.needs_temp(op, blk, depth) or name == Op.YIELD or not op.results:
             return
         res = op.results
@@ -203,6 +211,12 @@ class _Planner:
                 self.new_storage(r, blk, depth, producer)
                 if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
                     plan.fetch.add(r)
+
+    def temp_storage(self, op: Operation, blk: Block, depth: int, dtype: str, shape, name: str) -> int:
+        st = Storage(len(self.plan.storages), name, nbytes(dtype, shape), blk, op, depth, "re",
+                     op.loc.line if op.loc else None, temp=True)
+        self.plan.storages.append(st)
+        return st.id
 
     def needs_temp(self, op: Operation, blk: Block, depth: int) -> bool:
         """Scalar work the control core cannot do alone gets a one-element scratch slot: asserting

@@ -1,0 +1,53 @@
+"""tl.mtia extensions on the simulated chip: re_reduce over the reduction network, get_pe_id."""
+import numpy as np
+import pytest
+
+import compiler as triton
+import compiler.language as tl
+from compiler.errors import KernelRuntimeError
+from simulator import use_config
+
+
+@triton.jit
+def all_reduce_kernel(x_ptr, out_ptr, OP: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    y = tl.mtia.re_reduce(tl.load(x_ptr + offs), OP)
+    tl.store(out_ptr + offs, y)
+
+
+@pytest.mark.parametrize("config, programs", [("mtia-small", 4), ("mtia-2i", 64), ("mtia-2i", 7)])
+@pytest.mark.parametrize("op", ["sum", "max", "min"])
+def test_re_reduce_gives_every_program_the_combined_value(config, programs, op):
+    rng = np.random.default_rng(programs)
+    x = rng.standard_normal((programs, 32)).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    with use_config(config):
+        run = all_reduce_kernel[(programs,)](x, out, OP=op, BLOCK=32)
+    want = {"sum": x.sum(0), "max": x.max(0), "min": x.min(0)}[op]
+    np.testing.assert_allclose(out, np.broadcast_to(want, x.shape), rtol=1e-5, atol=1e-5)
+    assert run.cycles > 0
+
+
+def test_re_reduce_needs_one_program_per_pe():
+    x = np.ones((5, 32), np.float32)
+    out = np.full_like(x, np.nan)
+    with use_config("mtia-small"), pytest.raises(KernelRuntimeError, match=r"needs every program on its own PE "
+                                                                           r"at once: the grid has 5 programs for 4 PEs"):
+        all_reduce_kernel[(5,)](x, out, OP="sum", BLOCK=32)
+    assert np.isnan(out).all()                     # the arrays are left as they were
+
+
+@triton.jit
+def pe_id_kernel(out_ptr):
+    tl.store(out_ptr + tl.program_id(0), tl.mtia.get_pe_id())
+
+
+@pytest.mark.parametrize("mapping, expect", [("round_robin", [0, 1, 2, 3, 0, 1, 2, 3]),
+                                             ("linear", [0, 0, 1, 1, 2, 2, 3, 3]),
+                                             ("zigzag", [0, 1, 2, 3, 3, 2, 1, 0])])
+def test_get_pe_id_follows_the_pe_mapping(mapping, expect):
+    out = np.full(8, -1, np.int32)
+    with use_config("mtia-small"):
+        pe_id_kernel[(8,)](out, pe_mapping=mapping)
+    assert out.tolist() == expect
