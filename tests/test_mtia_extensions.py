@@ -51,3 +51,25 @@ def test_get_pe_id_follows_the_pe_mapping(mapping, expect):
     with use_config("mtia-small"):
         pe_id_kernel[(8,)](out, pe_mapping=mapping)
     assert out.tolist() == expect
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 1024}),
+                          triton.Config({"BLOCK": 256})], key=["n"])
+@triton.jit
+def tuned_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def test_autotune_picks_the_config_with_the_fewest_simulated_cycles():
+    x = np.random.default_rng(0).random(20_000, dtype=np.float32)
+    out = np.full_like(x, np.nan)
+    with use_config("mtia-small"):
+        tuned_add[lambda meta: (triton.cdiv(x.size, meta["BLOCK"]),)](x, x, out, x.size)
+    np.testing.assert_array_equal(out, 2 * x)
+    timings = tuned_add.timings[(x.size,)] if (x.size,) in tuned_add.timings else next(iter(tuned_add.timings.values()))
+    best = min(timings, key=timings.get)
+    assert tuned_add.best_config.kwargs["BLOCK"] == [64, 1024, 256][best]
+    assert len(set(timings.values())) == 3                       # three different simulated costs
+    assert tuned_add.best_config.kwargs["BLOCK"] != 64           # tiny blocks pay a command per 64 elements
