@@ -182,6 +182,11 @@ def _analyze(v: Value, memo) -> Affine | None:
             return None          # only size-1 dimensions may come and go
         live = iter([st for st, n in zip(s.strides, src) if n != 1])
         return Affine(shape, s.base, tuple(next(live) if n != 1 else ZERO for n in shape), s.root)
+    if name == Op.PTR_BITCAST:               # same-size elements (i1 <-> i8): the same addresses
+        s = analyze(ops[0], memo)
+        if s is None or ops[0].type.scalar.element_ty.itemsize != t.scalar.element_ty.itemsize:
+            return None
+        return Affine(shape, s.base, s.strides, s.root)
     if name in (Op.EXTSI, Op.EXTUI, Op.TRUNCI):
         s = analyze(ops[0], memo)
         return None if s is None else Affine(shape, s.base, s.strides, s.root)

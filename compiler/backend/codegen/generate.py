@@ -23,7 +23,7 @@ from ...ir.core import Block, Operation, Value
 from .. import dialect as D
 from ..passes.bufferize import Loc, Plan, Uniform, dtype_of
 from ..passes.util import error_at
-from . import cpp, scalar_ops, tile_ops
+from . import cpp, rvv_ops, scalar_ops, tile_ops
 from .emitter import Emitter, Proto, VReg
 
 _LOADS = {"i8": s.Lb, "u8": s.Lbu, "i1": s.Lbu, "i16": s.Lh, "u16": s.Lhu, "i32": s.Lw, "u32": s.Lwu,
@@ -197,6 +197,8 @@ class Codegen:
         elif name == Op.RE_REDUCE:
             self.re_reduce_(op)
             self.fetch_results(op)
+        elif rvv_ops.rvv_eligible(op):
+            rvv_ops.lower(self, op)
         elif op.results and isinstance(self.plan.loc.get(op.results[0]), Uniform) and \
                 op.results[0] not in self.plan.fill_at_def:
             pass                                     # a uniform block: readers take the scalar

@@ -266,6 +266,10 @@ class _Planner:
     def elementwise(self, op: Operation, blk: Block, depth: int) -> None:
         r = op.results[0]
         dtype, shape = dtype_of(r.type), tile_shape(r.type)
+        from ..codegen.rvv_ops import rvv_eligible
+        if rvv_eligible(op):                     # the vector core writes a fresh slot, never in place
+            self.new_storage(r, blk, depth, "rvv")
+            return
         for i, v in enumerate(op.operands):
             loc = self.plan.loc.get(v)
             # in place when the input dies here; a narrowing result (f32 -> f16) may share it too,

@@ -68,17 +68,25 @@ def _rewrite(op: Operation, elem: dict) -> None:
             off = b.create1(Op.MULI, [off, b.constant(isz, t)], t)
         new = b.create1(Op.ADDI, [op.operands[0], off], t)
         new.name_hint = op.results[0].name_hint
+        elem[new] = elem[op.results[0]]          # still an address block, for the ops that read it
         op.results[0].replace_all_uses_with(new)
         op.erase()
     elif name in (Op.INT_TO_PTR, Op.PTR_TO_INT, Op.PTR_BITCAST) and op.operands[0].type.is_block():
         op.results[0].replace_all_uses_with(op.operands[0])
         op.erase()
     elif name in _MEMORY and op.operands[0] in elem:
-        _memory(b, op, elem[op.operands[0]])
+        # the element type is what the access moves (a bitcast pointer may have changed it)
+        _memory(b, op, _pointee(op))
     elif name in _RETYPE or name in (Op.FOR, Op.IF, Op.WHILE, Op.YIELD, Op.CONDITION):
         pass                               # result types follow the operands once retyped
     elif any(v in elem for v in op.operands):
         raise error_at(op, f"{name} on a block of pointers is not supported by the MTIA backend")
+
+
+def _pointee(op: Operation):
+    if op.name == Op.STORE:
+        return op.operands[1].type.scalar
+    return op.results[0].type.scalar
 
 
 def _memory(b: Builder, op: Operation, pointee) -> None:
