@@ -204,3 +204,39 @@ def test_matmul_stages_are_readable():
         CHECK: dpe_mm(cb0.acc, cb1.pop, cb2.pop, trans_a=0, trans_b=0);
         CHECK: dma_out(cb0.pop
     """)
+
+
+def test_integer_long_tail_runs_on_the_rvv_core():
+    import compiler as triton
+    import compiler.language as tl
+
+    @triton.jit
+    def divmod_kernel(x_ptr, out_ptr, d, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs)
+        tl.store(out_ptr + offs, x // d + tl.umulhi(x.to(tl.uint32), x.to(tl.uint32)).to(tl.int32))
+
+    x = (np.arange(256, dtype=np.int32) - 100) * 37
+    out = np.full(256, -1, np.int32)
+    c = divmod_kernel.compile(x, out, 7, BLOCK=256)
+    check_ir(c.asm["mtia.map-engines"], """
+        CHECK: arith.divsi {{.*}}engine = "rvv"
+        CHECK: tt.mulhiui {{.*}}engine = "rvv"
+        CHECK: arith.addi {{.*}}engine = "se"
+    """)
+    check_ir(c.asm["mtia-asm"], """
+        CHECK: cb.wait {{x\\d+}}, 0
+        CHECK: cb.reserve
+        CHECK: vsetvli {{x\\d+}}, {{x\\d+}}, e32, m8
+        CHECK-NEXT: vle32.v v8
+        CHECK-NEXT: vdiv.vx v24, v8, {{x\\d+}}
+        CHECK-NEXT: vse32.v v24
+        CHECK: cb.push
+        CHECK: vmulhu.vv v24, v8, v16
+        CHECK: se.add
+    """)
+    divmod_kernel[(1,)](x, out, 7, BLOCK=256)
+    quotient = np.sign(x) * (np.abs(x) // 7)                       # C division: toward zero
+    high = (x.astype(np.uint32).astype(np.uint64) ** 2) >> 32
+    want = (quotient.astype(np.int64) + high.astype(np.int64)).astype(np.int32)
+    np.testing.assert_array_equal(out, want)
