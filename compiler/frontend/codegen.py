@@ -627,7 +627,9 @@ class CodeGenerator(ast.NodeVisitor):
         src = jitfn.source
         scope = bind_arguments(src, args, kwargs, for_call=True)
         gen = CodeGenerator(src, self.sem, scope, self.depth + 1)
-        gen.loop_depth = self.loop_depth
+        # The callee is inlined: its own `return` ends the inlined body, wherever the call is (Triton allows
+        # helpers that return to be called in loops; only a return inside the callee's own loops is refused).
+        gen.loop_depth = 0
         gen.visit_stmts(src.fndef.body)
         return gen.scope.get(RET, constexpr(None))
 

@@ -183,6 +183,31 @@ def test_return_inside_loop():
 
 
 @triton.jit
+def add_one_or_ten(a, i):
+    if i % 2 == 0:
+        return a + 10          # an early return in a runtime if of the helper
+    return a + 1
+
+
+@triton.jit
+def helper_in_loops_kernel(X, n, B: tl.constexpr):
+    x = tl.load(X + tl.arange(0, B))
+    for i in range(n):
+        x = add_one_or_ten(x, i)
+    for i in tl.static_range(3):
+        x = add_one_or_ten(x, i)
+    tl.store(X + tl.arange(0, B), x)
+
+
+def test_return_in_a_helper_called_from_loops_is_allowed():
+    """Only a `return` inside the function's own loops is refused: helpers that return (the library's
+    tl.sort/tl.flip are built from them) can be called in any loop, as in Triton."""
+    x = np.zeros(8, np.int32)
+    helper_in_loops_kernel[(1,)](x, 5, B=8)
+    np.testing.assert_array_equal(x, 3 * 10 + 2 * 1 + 10 + 1 + 10)
+
+
+@triton.jit
 def static_assert_kernel(X, B: tl.constexpr):
     tl.static_assert(B % 16 == 0, "B must be a multiple of 16")  # MARK-static
 
