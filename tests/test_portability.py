@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 
 import compiler.runtime.mtia_executor  # noqa: F401  (registers the "mtia" executor)
-from compiler.errors import CompilationError
 from compiler.runtime import use_executor
 from portability import conventions
 from portability.conventions import case_inputs, golden_path, is_array
@@ -34,11 +33,8 @@ IMPORTS = {"import triton": "import compiler as triton",
 # Kernel file stem -> (reason, the exception it raises) for kernels that do not run yet because of a
 # gap on our side. They stay in the suite unchanged, as strict xfails: closing the gap makes them
 # fail here until the entry is removed. Minimal reproductions: GPU_RESULTS.md, "Gaps found on our side".
-_NO_STDLIB = ("frontend: triton.language's standard-library functions tl.sort, tl.flip, tl.gather and "
-              "tl.histogram do not exist in compiler.language (CompilationError \"'module' object has no "
-              "attribute 'sort'\")", CompilationError)
-MTIA_XFAIL: dict[str, tuple] = {"k24_sort_flip_gather": _NO_STDLIB}
-INTERP_XFAIL: dict[str, tuple] = {"k24_sort_flip_gather": _NO_STDLIB}
+MTIA_XFAIL: dict[str, tuple] = {}
+INTERP_XFAIL: dict[str, tuple] = {}
 
 
 class NumpyLib:

@@ -465,6 +465,41 @@ def _dot(ctx, op, args):
     return [_as(prod + c.astype(wide), dt)]
 
 
+# --- gather and histogram -------------------------------------------------------------------------
+
+def _as_index(x: np.ndarray) -> np.ndarray:
+    """Integer lanes as int64 indices, read in their own signedness (a u64 too large for int64 stays
+    out of range)."""
+    x = np.asarray(x)
+    if x.dtype == np.uint64:
+        return np.where(x > np.uint64(np.iinfo(np.int64).max), np.int64(-1), x.astype(np.int64))
+    return x.astype(np.int64)
+
+
+@defines(Op.GATHER)
+def _gather(ctx, op, args):
+    src, idx = np.asarray(args[0]), _as_index(args[1])
+    axis = op.attrs["axis"]
+    n = src.shape[axis]
+    bad = (idx < 0) | (idx >= n)
+    if bad.any():
+        from ..errors import KernelRuntimeError
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise KernelRuntimeError(f"tt.gather index {int(idx[first])} at position {list(first)} is out of range "
+                                 f"[0, {n}) along axis {axis}")
+    return [np.take_along_axis(src, idx, axis=axis)]
+
+
+@defines(Op.HISTOGRAM)
+def _histogram(ctx, op, args):
+    vals = _as_index(args[0])
+    num_bins = op.result.type.shape[0]
+    keep = (vals >= 0) & (vals < num_bins)
+    if len(args) > 1:
+        keep &= np.asarray(args[1], dtype=bool)
+    return [np.bincount(vals[keep], minlength=num_bins).astype(np.int32)]
+
+
 # --- debugging --------------------------------------------------------------------------------------
 
 @defines(Op.PRINT)

@@ -124,6 +124,8 @@ class Op(str, Enum):
     REDUCE_RETURN = "tt.reduce.return"
     SCAN = "tt.scan"
     SCAN_RETURN = "tt.scan.return"
+    GATHER = "tt.gather"
+    HISTOGRAM = "tt.histogram"
     # debugging and hints
     PRINT = "tt.print"
     ASSERT = "tt.assert"
@@ -398,6 +400,32 @@ def _check_scan(op):
         _fail(op, "results must match the operands and axis must be inside the shape")
 
 
+def _check_gather(op):
+    src, idx = (v.type for v in op.operands)
+    axis = op.attrs["axis"]
+    if not src.is_block() or not idx.is_block() or len(src.shape) != len(idx.shape):
+        _fail(op, f"needs a source and an index block of one rank, got {src.ir} and {idx.ir}")
+    if not _is_int(idx.scalar):
+        _fail(op, f"index must be integers, got {idx.ir}")
+    if not isinstance(axis, int) or not 0 <= axis < len(src.shape):
+        _fail(op, f"axis {axis} is outside a rank-{len(src.shape)} source")
+    for d, (a, b) in enumerate(zip(src.shape, idx.shape)):
+        if d != axis and a != b:
+            _fail(op, f"index dimension {d} ({b}) must match the source dimension ({a})")
+    if op.result.type != src.scalar.with_shape(idx.shape):
+        _fail(op, f"result {op.result.type.ir} must have the source's element type and the index's shape")
+
+
+def _check_histogram(op):
+    src, r = op.operands[0].type, op.result.type
+    if not src.is_block() or len(src.shape) != 1 or not _is_int(src.scalar):
+        _fail(op, f"needs a 1-D block of integers, got {src.ir}")
+    if not r.is_block() or len(r.shape) != 1 or r.scalar != T.i32:
+        _fail(op, f"result must be a 1-D block of i32 (one count per bin), got {r.ir}")
+    if len(op.operands) > 1 and op.operands[1].type != T.i1.with_shape(src.shape):
+        _fail(op, f"mask must be i1 of the input's shape, got {op.operands[1].type.ir}")
+
+
 def _check_for(op):
     lb, ub, step = op.operands[:3]
     inits = op.operands[3:]
@@ -610,6 +638,17 @@ define(Op.SCAN, """Inclusive prefix scan along `axis` with the combine region (a
 attrs: axis, reverse (scan from the end).""", operands=("srcs*",), results=None, attrs=("axis", "reverse"),
        regions=1, check=_check_scan)
 define(Op.SCAN_RETURN, "Ends a tt.scan combine region.", operands=("values*",), results=0, terminator=True)
+define(Op.GATHER, """Gather along `axis`: the result has the index block's shape and the source's element type;
+result[i0, .., ik, ..] = src[i0, .., index[i0, .., ik, ..], ..] with the index value at position `axis`.
+src and index have one rank and equal sizes in every other dimension (index may be longer or shorter
+along `axis`). Index values are read in the index type's signedness; one outside [0, src.shape[axis])
+is undefined behaviour in Triton (the interpreter reports it as an error). attrs: axis.""",
+       operands=("src", "index"), attrs=("axis",), check=_check_gather)
+define(Op.HISTOGRAM, """Count the elements of a 1-D integer block into bins of width 1 starting at 0:
+result[b] (i32, one per bin; the result's length is the number of bins) is the number of lanes whose
+value, read in the input type's signedness, equals b. Values outside [0, num_bins) count nowhere, nor do
+lanes whose mask (optional, i1 of the input's shape) is false.""",
+       operands=("src", "mask?"), check=_check_histogram)
 
 define(Op.PRINT, "Print the operands with a prefix for the running program. attrs: prefix, hex.",
        operands=("args*",), results=0, pure=False)

@@ -2,7 +2,8 @@
 from . import math, mtia  # noqa: F401
 from .builtins import (PropagateNan, advance, arange, assume, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
                        atomic_or, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, debug_barrier,
-                       device_assert, device_print, dot, expand_dims, extract_slice, full, full_like, interleave,
+                       device_assert, device_print, dot, expand_dims, extract_slice, full, full_like, gather,
+                       histogram, interleave,
                        join, load, load_tensor_descriptor, make_block_ptr, make_tensor_descriptor, max_constancy, max_contiguous,
                        maximum, minimum, clamp, multiple_of, next_power_of_2, num_programs, permute, program_id,
                        range, ravel, reshape, split, static_assert, static_print, static_range, store,
@@ -16,6 +17,7 @@ from .reductions import (argmax, argmin, associative_scan, cumprod, cumsum, max,
                          xor_sum)
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn,
                      randn4x, uint_to_uniform_float)
+from .standard import flip, sort, topk  # noqa: E402
 from . import extra  # noqa: F401,E402
 
 print = device_print   # noqa: A001  (tl.print, as in Triton)
@@ -23,12 +25,13 @@ print = device_print   # noqa: A001  (tl.print, as in Triton)
 
 def _member_functions() -> dict:
     """Functions callable as tensor methods: x.sum(0), x.exp(), x.to(...) etc."""
-    from . import builtins as b, math as m, reductions as r
+    from . import builtins as b, math as m, reductions as r, standard as st
     names = {"sum": r.sum, "max": r.max, "min": r.min, "argmax": r.argmax, "argmin": r.argmin,
              "cumsum": r.cumsum, "cumprod": r.cumprod, "reduce": r.reduce, "xor_sum": r.xor_sum,
              "associative_scan": r.associative_scan, "softmax": r.softmax,
              "exp": m.exp, "exp2": m.exp2, "log": m.log, "log2": m.log2, "sqrt": m.sqrt, "rsqrt": m.rsqrt,
              "abs": m.abs, "sin": m.sin, "cos": m.cos, "erf": m.erf, "floor": m.floor, "ceil": m.ceil,
              "sigmoid": m.sigmoid, "store": None, "ravel": b.ravel, "join": b.join, "interleave": b.interleave,
-             "cast": b.cast}
+             "cast": b.cast, "gather": b.gather, "histogram": b.histogram, "sort": st.sort, "flip": st.flip,
+             "topk": st.topk}
     return {k: v for k, v in names.items() if v is not None}

@@ -205,6 +205,23 @@ def extract_slice(input, offsets, sizes, strides):
     return current().extract_slice(input, offsets, sizes, strides)
 
 
+# --- gather and histogram ------------------------------------------------------------------------
+
+@builtin
+def gather(src, index, axis):
+    """Gather from `src` along `axis`: the result has `index`'s shape, and its element at position p is
+    src at p with the coordinate along `axis` replaced by index[p] (np.take_along_axis). src and index
+    have one rank and equal sizes in every dimension but `axis`."""
+    return current().gather(src, index, axis)
+
+
+@builtin
+def histogram(input, num_bins, mask=None):
+    """Counts (int32, shape [num_bins]) of the values of a 1-D integer tensor in bins of width 1 starting
+    at 0; values outside [0, num_bins) are not counted, nor are lanes where `mask` is false."""
+    return current().histogram(input, num_bins, _unwrap(mask))
+
+
 # --- elementwise ---------------------------------------------------------------------------------
 
 @builtin

@@ -273,6 +273,12 @@ class tensor:
         if fn is None:
             raise AttributeError(f"'tensor' object has no attribute '{name}'")
 
+        if getattr(fn, "__triton_jit__", False):     # a @jit library function (x.sort(), x.flip())
+            @builtin
+            def method(*args, **kwargs):
+                return _sem().codegen.call_function(fn, [self, *args], kwargs)
+            return method
+
         @builtin
         def method(*args, **kwargs):
             return fn(self, *args, **kwargs)

@@ -948,6 +948,44 @@ class Semantic:
                            {"axis": axis, "reverse": bool(_unwrap(reverse))}, regions=[Region([block])])
         return [tensor(r, r.type) for r in op.results]
 
+    # --- gather and histogram -----------------------------------------------------------------
+    def gather(self, src, index, axis) -> tensor:
+        src, index = _as_tensor(self.to_tensor(src)), _as_tensor(self.to_tensor(index))
+        axis = _unwrap(axis)
+        if not index.type.scalar.is_int():
+            raise TypeError(f"index must be an integer tensor, got {index.type.scalar}")
+        rank = len(_shape(src))
+        if not src.type.is_block() or len(_shape(index)) != rank:
+            raise ValueError(f"source and index tensors must have the same rank, got {list(_shape(src))} and "
+                             f"{list(_shape(index))}")
+        if not isinstance(axis, int) or isinstance(axis, bool) or not -rank <= axis < rank:
+            raise ValueError(f"gather axis {axis} must be < source rank ({rank})")
+        if axis < 0:
+            axis += rank
+        for d in range(rank):
+            if d != axis and _shape(index)[d] != _shape(src)[d]:
+                raise ValueError(f"index dim {d} ({_shape(index)[d]}) must match the corresponding source dim "
+                                 f"({_shape(src)[d]})")
+        return self._op(Op.GATHER, [src, index], src.type.scalar.with_shape(_shape(index)), {"axis": axis})
+
+    def histogram(self, x, num_bins, mask=None) -> tensor:
+        x = _as_tensor(self.to_tensor(x))
+        num_bins = _unwrap(num_bins)
+        if len(_shape(x)) != 1:
+            raise ValueError(f"histogram only supports 1D input, got shape {list(_shape(x))}")
+        if not x.type.scalar.is_int():
+            raise TypeError(f"histogram only supports integer input, got {x.type.scalar}")
+        if not isinstance(num_bins, int) or isinstance(num_bins, bool):
+            raise ValueError(f"num_bins must be a compile-time integer, got {num_bins!r}")
+        out = T.i32.with_shape(validate_block_shape([num_bins]))
+        operands = [x]
+        if mask is not None:
+            mask = self.broadcast_to(self.to_tensor(mask), _shape(x))
+            if mask.type.scalar != T.i1:
+                raise ValueError(f"Mask must have boolean scalar type, got {mask.type.scalar}")
+            operands.append(mask)
+        return self._op(Op.HISTOGRAM, operands, out)
+
     # --- debugging and hints ------------------------------------------------------------------
     def device_print(self, prefix: str, args, hex=False) -> None:
         vals = [self.to_tensor(a) for a in args]
