@@ -297,6 +297,8 @@ def _trace_args(p) -> None:
     p.add_argument("--max-events", type=int, default=DEFAULT_MAX_EVENTS,
                    help=f"cap on events kept; past it the trace is sampled (default {DEFAULT_MAX_EVENTS:,})")
     p.add_argument("--no-counters", action="store_true", help="leave out CB occupancy and DMA bandwidth counters")
+    p.add_argument("--no-flows", action="store_true",
+                   help="leave out the arrows from each CB slot's writer to the commands that read it")
     _config_arg(p)
     _set_arg(p)
     _json_arg(p)
@@ -311,7 +313,7 @@ def cmd_trace(a) -> int:
     pes = _pe_list(a.pes, cfg.num_pes)
     if a.max_events < 100:
         raise UsageError(f"--max-events {a.max_events}: keep at least 100")
-    tracer = Tracer(pes=pes, max_events=a.max_events, counters=not a.no_counters)
+    tracer = Tracer(pes=pes, max_events=a.max_events, counters=not a.no_counters, flows=not a.no_flows)
     report = w(Machine(cfg, numerics=not a.timing_only, trace=tracer), shape, not a.timing_only)
     info = tracer.save(a.out)
     if a.json:
@@ -321,7 +323,7 @@ def cmd_trace(a) -> int:
                if info["truncated"] else "")
     print(f"{report.kernel} on {cfg.name}: {report.cycles:,.0f} cycles, {report.commands:,} commands")
     print(f"wrote {a.out}: {info['commands_seen']:,} commands on {len(info['pes_traced'])} PE(s), "
-          f"{info['events_kept']:,} of {info['events_recorded']:,} events{sampled}")
+          f"{info['events_kept']:,} of {info['events_recorded']:,} events, {info['flows']:,} data arrows{sampled}")
     print("open it at https://ui.perfetto.dev (or chrome://tracing)")
     return 0
 

@@ -12,7 +12,9 @@ cycle the engine is free again, with the instruction text, program id and time s
 args. DMA transfers overlap (several are in flight), and slices on one track must nest, so DMA
 spreads over lanes "DMA", "DMA #2", ... Counters (`ph: C`):
 each CB's occupancy in slots, each PE's DMA bandwidth per time window, and the traced PEs' total on
-a "chip" process. Times are microseconds: cycles / clock.
+a "chip" process. Flow arrows (`ph: s` / `f`, category "data") run from the command that wrote a CB
+slot to each command that waited for it, so a click on a DPE slice shows the DMA that fed it.
+Times are microseconds: cycles / clock.
 
 Size stays bounded: `pes` keeps only some PEs, and `max_events` caps the events kept. Past the cap
 each track keeps every 2nd of its events, then every 4th, ... (uniform in time, so the timeline
@@ -24,6 +26,7 @@ CB release hook is set only on traced PEs' CBs.
 from __future__ import annotations
 
 import json
+import weakref
 from pathlib import Path
 from typing import Iterable
 
@@ -32,12 +35,13 @@ from .pe.dma import clip
 ENGINE_TRACKS = {"core": (0, "core"), "dpe": (1, "DPE"), "se": (2, "SE"), "re": (3, "RE"), "mlu": (4, "MLU")}
 DMA_TID = 5                      # DMA lanes take tids 5, 6, ...
 PHASE_ORDER = {"E": 0, "X": 1, "B": 2, "C": 3}   # at equal times a span ends before the next begins
+MAX_FLOWS_SHARE = 4              # flow arrows take at most 1/4 of the event cap (two events each)
 DEFAULT_MAX_EVENTS = 200_000
 
 
 class Tracer:
     def __init__(self, pes: Iterable[int] | None = None, max_events: int = DEFAULT_MAX_EVENTS,
-                 counters: bool = True, bandwidth_window_cycles: int = 1024):
+                 counters: bool = True, bandwidth_window_cycles: int = 1024, flows: bool = True):
         if max_events < 100:
             raise ValueError(f"max_events = {max_events}: keep at least 100 events")
         self.pes = None if pes is None else frozenset(int(p) for p in pes)
@@ -60,6 +64,9 @@ class Tracer:
         self._program: dict[int, tuple] = {}    # pe -> (program id, start) of the span now open
         self._pe_end: dict[int, float] = {}     # pe -> when its latest command ended
         self._dma_bytes: dict[int, dict[int, float]] = {}   # pe -> window -> bytes
+        self.flows = flows
+        self._writer = weakref.WeakKeyDictionary()   # CB slot version's event -> seq of the X event that wrote it
+        self._flows: list[tuple[int, int]] = []       # (producer seq, consumer seq)
 
     # ---- hooks Machine calls ----------------------------------------------------------------------
     def issue(self, pe, cmd) -> None:
@@ -87,9 +94,11 @@ class Tracer:
             self._pe_end[pe.index] = t1
         kind = cmd.engine.kind
         ins = cmd.ins       # the slice shows the mnemonic (short, groups alike commands); args the whole text
-        self._record("X", pe.index, kind, t0, t1, ins.mnemonic,
-                     {"instruction": str(ins), "program": list(cmd.pid), "pc": cmd.pc,
-                      "waited_cycles": cmd.start - cmd.issued})
+        seq = self._record("X", pe.index, kind, t0, t1, ins.mnemonic,
+                           {"instruction": str(ins), "program": list(cmd.pid), "pc": cmd.pc,
+                            "waited_cycles": cmd.start - cmd.issued})
+        if self.flows:
+            self._link(cmd, seq)
         if not self.counters:
             return
         if kind == "dma":
@@ -97,6 +106,18 @@ class Tracer:
         for cb, _, mode in cmd.writes:
             if mode == "push":
                 self._cb_counter(cb, off + pe.env.now)
+
+    def _link(self, cmd, seq: int) -> None:
+        """Arrows from the writers of the slots this command waited on; remember what it wrote."""
+        sources = []
+        for ev, why in cmd.deps:
+            if why[0] == "data":
+                src = self._writer.get(ev)
+                if src is not None and src not in sources:     # a slot both read and updated: one arrow
+                    sources.append(src)
+        self._flows.extend((src, seq) for src in sources)
+        for _, ev, _ in cmd.writes:
+            self._writer[ev] = seq
 
     # ---- recording --------------------------------------------------------------------------------
     def _new_launch(self, machine) -> None:
@@ -134,7 +155,8 @@ class Tracer:
             self._span(pe, open_, self._pe_end.get(pe, open_[1]))
         self._program.clear()
 
-    def _record(self, ph, pe, track, t0, t1, name, args) -> None:
+    def _record(self, ph, pe, track, t0, t1, name, args) -> int:
+        """Offer an event; returns its number (kept or not), which flow arrows refer to."""
         # each track (and each counter) samples its own events: every stride-th of them, so that a
         # regular pattern across tracks (X, counter, X, counter...) cannot alias with the stride
         key = (pe, track or name)
@@ -142,16 +164,19 @@ class Tracer:
         self._track_seq[key] = seq + 1
         self.seq += 1
         if seq % self.stride:
-            return
-        self.events.append((seq, ph, pe, track, t0, t1, name, args))
+            return self.seq
+        self.events.append((seq, ph, pe, track, t0, t1, name, args, self.seq))
         if len(self.events) > self.max_events:
             self._thin()
+        return self.seq
 
     def _thin(self) -> None:
         """Halve the events kept: keep every (2 x stride)-th offered event, now and from here on."""
         self.stride *= 2
         s = self.stride
         self.events = [e for e in self.events if e[0] % s == 0]
+        kept = {e[-1] for e in self.events}
+        self._flows = [(a, b) for a, b in self._flows if a in kept and b in kept]
 
     def _add_bytes(self, pe: int, cmd, t0: float, t1: float) -> None:
         """Spread the command's bytes evenly over the time windows it spans."""
@@ -181,9 +206,10 @@ class Tracer:
         chip_pid = max(self.pe_coords, default=-1) + 2
         bandwidth = self._bandwidth_events(chip_pid)
         while True:        # thin until data, metadata (its DMA lanes depend on the data) and counters fit
-            data, lanes = self._data_events()
+            data, lanes, where = self._data_events()
             meta = self._metadata(lanes, chip_pid, bool(bandwidth))
-            if len(meta) + len(data) + len(bandwidth) <= self.max_events or not self.events:
+            flows = self._flow_events(where, self.max_events - len(meta) - len(data) - len(bandwidth))
+            if len(meta) + len(data) + len(bandwidth) + len(flows) <= self.max_events or not self.events:
                 break
             if self.stride > max(self._track_seq.values(), default=0):
                 self.events = []
@@ -191,12 +217,13 @@ class Tracer:
                 self._thin()
         kept = len(self.events)
         return {
-            "traceEvents": meta + data + bandwidth,
+            "traceEvents": meta + data + bandwidth + flows,
             "displayTimeUnit": "ns",
             "otherData": {
                 "generator": "mtiasim", "config": self.config, "clock_ghz": self.clock_ghz,
                 "launches": self.launches, "pes_traced": sorted(self.pe_coords),
                 "commands_seen": self.commands, "events_recorded": self.seq, "events_kept": kept,
+                "flows": len(flows) // 2, "flows_recorded": len(self._flows),
                 "max_events": self.max_events, "truncated": self.stride > 1, "sampling_stride": self.stride,
                 "bandwidth_window_us": self._us(self.window),
                 "note": ("sampled: only every Nth event (N = sampling_stride) is kept"
@@ -210,17 +237,21 @@ class Tracer:
         Path(path).write_text(json.dumps(d, separators=(",", ":")))
         return d["otherData"]
 
-    def _data_events(self) -> tuple[list[dict], dict[int, int]]:
+    def _data_events(self) -> tuple[list[dict], dict[int, int], dict[int, tuple]]:
+        """The kept events in track order, the DMA lanes each PE used, and where each kept command
+        slice landed (its number -> pid, tid, start) for the flow arrows."""
         us = self._us
         out: list[tuple] = []
         dma: list[tuple] = []
-        for seq, ph, pe, track, t0, t1, name, args in self.events:
+        where: dict[int, tuple] = {}
+        for _, ph, pe, track, t0, t1, name, args, num in self.events:
             if ph == "X" and track == "dma":
-                dma.append((t0, t1, pe, name, args))
+                dma.append((t0, t1, pe, name, args, num))
                 continue
             pid = pe + 1
             if ph == "X":
                 tid = ENGINE_TRACKS[track][0]
+                where[num] = (pid, tid, us(t0))
                 out.append(((pid, tid, t0, 1), {"ph": "X", "name": name, "cat": track, "ts": us(t0),
                                                   "dur": us(t1 - t0), "pid": pid, "tid": tid, "args": args}))
             elif ph == "B":      # a core span, recorded whole: begin and end travel together
@@ -234,7 +265,7 @@ class Tracer:
         # DMA lanes: each transfer takes the lowest lane free when it starts, so slices never overlap
         lanes: dict[int, int] = {}
         free_at: dict[int, list[float]] = {}
-        for t0, t1, pe, name, args in sorted(dma, key=lambda e: (e[2], e[0], e[1])):
+        for t0, t1, pe, name, args, num in sorted(dma, key=lambda e: (e[2], e[0], e[1])):
             ends = free_at.setdefault(pe, [])
             lane = next((i for i, end in enumerate(ends) if end <= t0), len(ends))
             if lane == len(ends):
@@ -243,10 +274,27 @@ class Tracer:
                 ends[lane] = t1
             lanes[pe] = max(lanes.get(pe, 0), lane + 1)
             pid, tid = pe + 1, DMA_TID + lane
+            where[num] = (pid, tid, us(t0))
             out.append(((pid, tid, t0, 1), {"ph": "X", "name": name, "cat": "dma", "ts": us(t0),
                                               "dur": us(t1 - t0), "pid": pid, "tid": tid, "args": args}))
         out.sort(key=lambda e: e[0])
-        return [e for _, e in out], lanes
+        return [e for _, e in out], lanes, where
+
+    def _flow_events(self, where: dict[int, tuple], room: int) -> list[dict]:
+        """An s/f pair per arrow whose two slices were kept; evenly sampled down to a share of the cap.
+        Each end binds to the slice it starts in (`bp: e` binds the arrow head to the enclosing slice)."""
+        pairs = [(a, b) for a, b in self._flows if a in where and b in where]
+        cap = max(0, min(room, self.max_events // MAX_FLOWS_SHARE)) // 2
+        if len(pairs) > cap:
+            step = len(pairs) / cap if cap else float("inf")
+            pairs = [pairs[int(i * step)] for i in range(cap)]
+        out = []
+        for i, (a, b) in enumerate(pairs):
+            (pa, ta, sa), (pb, tb, sb) = where[a], where[b]
+            out.append({"ph": "s", "id": i, "name": "data", "cat": "data", "ts": sa, "pid": pa, "tid": ta})
+            out.append({"ph": "f", "bp": "e", "id": i, "name": "data", "cat": "data", "ts": sb, "pid": pb,
+                        "tid": tb})
+        return out
 
     def _metadata(self, lanes: dict[int, int], chip_pid: int, chip: bool) -> list[dict]:
         meta = []

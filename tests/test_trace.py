@@ -17,6 +17,8 @@ REQUIRED = {  # keys each phase must carry, with their types
     "E": {"ts": (int, float), "pid": int, "tid": int},
     "C": {"name": str, "ts": (int, float), "pid": int, "args": dict},
     "M": {"name": str, "pid": int, "args": dict},
+    "s": {"id": int, "ts": (int, float), "pid": int, "tid": int},
+    "f": {"id": int, "ts": (int, float), "pid": int, "tid": int},
 }
 
 
@@ -27,6 +29,8 @@ def validate(trace: dict) -> None:
     used_threads = set()
     last_x = {}
     open_spans = defaultdict(list)
+    slices = defaultdict(list)
+    flows = defaultdict(dict)
     for e in trace["traceEvents"]:
         ph = e["ph"]
         assert ph in REQUIRED, f"unexpected phase {ph}"
@@ -46,7 +50,12 @@ def validate(trace: dict) -> None:
             continue
         track = (e["pid"], e["tid"])
         used_threads.add(track)
+        if ph in "sf":
+            assert ph not in flows[e["id"]], f"flow id {e['id']} has two {ph} events"
+            flows[e["id"]][ph] = e
+            continue
         if ph == "X":
+            slices[track].append((e["ts"], e["ts"] + e["dur"]))
             assert e["dur"] >= 0
             assert e["ts"] >= last_x.get(track, 0.0), f"X events out of order on {track}"
             end = e["ts"] + e["dur"]
@@ -59,6 +68,12 @@ def validate(trace: dict) -> None:
             assert open_spans[track], f"E without B on {track}"
             assert e["ts"] >= open_spans[track].pop()
     assert not any(open_spans.values()), "B without E"
+    # every flow arrow has both ends, each inside a slice of its track, and points forward in time
+    for fid, ends in flows.items():
+        assert set(ends) == {"s", "f"}, f"flow {fid} lacks an end: {ends}"
+        for e in ends.values():
+            assert any(t0 <= e["ts"] <= t1 for t0, t1 in slices[(e["pid"], e["tid"])]), f"flow {fid} end outside slices"
+        assert ends["f"].get("bp") == "e" and ends["s"]["ts"] <= ends["f"]["ts"]
     assert used_threads <= named_threads, f"tracks without a thread_name: {used_threads - named_threads}"
     assert {p for p, _ in used_threads} <= named_procs
 
@@ -113,6 +128,27 @@ def test_counters_show_cb_occupancy_and_dma_bandwidth(softmax_trace):
     # the bytes under the per-PE bandwidth curves are the bytes the DMA engines moved
     window_s = trace["otherData"]["bandwidth_window_us"] * 1e-6
     assert sum(e["args"]["GB/s"] * 1e9 * window_s for e in bw) == pytest.approx(report.bytes["dma"], rel=1e-6)
+
+
+def test_flow_arrows_run_from_each_slot_writer_to_its_readers():
+    tracer = Tracer()
+    report = get_workload("matmul")(Machine(load_config("mtia-small"), trace=tracer), (128, 128, 128), False)
+    trace = tracer.to_dict()
+    validate(trace)
+    at = {(e["pid"], e["tid"], e["ts"]): e["name"] for e in trace["traceEvents"] if e["ph"] == "X"}
+    ends = {(e["id"], e["ph"]): at[(e["pid"], e["tid"], e["ts"])] for e in trace["traceEvents"] if e["ph"] in "sf"}
+    pairs = defaultdict(int)
+    for fid in {i for i, _ in ends}:
+        pairs[(ends[(fid, "s")], ends[(fid, "f")])] += 1
+    # 128^3 in 64x64x32 tiles on 4 PEs: each program's 4 K steps feed the DPE two DMA tiles each;
+    # the DPE's accumulator starts from an SE fill and ends in an SE convert that the DMA stores
+    programs = report.grid[0]
+    assert pairs == {("dma.in", "dpe.mm"): 8 * programs, ("se.fill", "dpe.mm"): programs,
+                     ("dpe.mm", "se.mov"): programs, ("se.mov", "dma.out"): programs}
+    assert trace["otherData"]["flows"] == trace["otherData"]["flows_recorded"] == sum(pairs.values())
+    off = Tracer(flows=False)
+    get_workload("matmul")(Machine(load_config("mtia-small"), trace=off), (128, 128, 128), False)
+    assert not [e for e in off.to_dict()["traceEvents"] if e["ph"] in "sf"]
 
 
 def test_program_spans_on_the_core_track(softmax_trace):
