@@ -183,14 +183,27 @@ def _erf(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x) if np.asarray(x).size else np.asarray(x)
 
 
+def _pow(a, b):
+    """C pow; numpy computes a uniform exponent of 0.5 as sqrt (sqrt(-0) = -0, not pow's +0)."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    return np.power(a, np.array(np.broadcast_to(b, shape))) if shape else \
+        np.asarray(np.power(np.reshape(a, 1), np.reshape(b, 1))[0])
+
+
 for _name, _fn in {
     Op.ADDF: np.add, Op.SUBF: np.subtract, Op.MULF: np.multiply, Op.DIVF: np.divide, Op.PRECISE_DIVF: np.divide,
     Op.REMF: np.fmod, Op.NEGF: np.negative, Op.MAXIMUMF: np.maximum, Op.MINIMUMF: np.minimum,
     Op.MAXNUMF: np.fmax, Op.MINNUMF: np.fmin, Op.EXP: np.exp, Op.EXP2: np.exp2, Op.LOG: np.log,
     Op.LOG2: np.log2, Op.SQRT: np.sqrt, Op.PRECISE_SQRT: np.sqrt, Op.RSQRT: lambda x: 1 / np.sqrt(x),
     Op.ABSF: np.abs, Op.ERF: _erf, Op.FLOOR: np.floor, Op.CEIL: np.ceil, Op.SIN: np.sin, Op.COS: np.cos,
+    Op.TANH: np.tanh, Op.ROUNDEVEN: np.rint, Op.POWF: _pow, Op.ATAN2: np.arctan2,
 }.items():
     EVAL[_name] = _float_op(_fn)
+
+
+@defines(Op.ISNAN, Op.ISINF)
+def _float_test(ctx, op, args):
+    return [np.asarray((np.isnan if op.name == Op.ISNAN else np.isinf)(np.asarray(args[0], np.float64)))]
 
 
 @defines(Op.FMA)

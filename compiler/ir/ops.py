@@ -79,6 +79,12 @@ class Op(str, Enum):
     CEIL = "math.ceil"
     SIN = "math.sin"
     COS = "math.cos"
+    TANH = "math.tanh"
+    ROUNDEVEN = "math.roundeven"
+    POWF = "math.powf"
+    ATAN2 = "math.atan2"
+    ISNAN = "math.isnan"
+    ISINF = "math.isinf"
     FMA = "math.fma"
     # comparisons and selection
     CMPI = "arith.cmpi"
@@ -240,6 +246,12 @@ def _check_cmp(kind):
         if op.attrs.get("predicate") not in preds:
             _fail(op, f"has unknown predicate {op.attrs.get('predicate')!r}")
     return check
+
+
+def _check_float_test(op):
+    x = op.operands[0].type
+    if not _is_float(x.scalar) or op.result.type != T.i1.with_shape(x.shape):
+        _fail(op, f"needs floats and gives i1 of their shape, got {x.ir} -> {op.result.type.ir}")
 
 
 INT_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
@@ -538,8 +550,17 @@ for _name, _doc in [
     (Op.SQRT, "sqrt(a) (may be approximate)."), (Op.PRECISE_SQRT, "sqrt(a) correctly rounded."),
     (Op.RSQRT, "1/sqrt(a)."), (Op.ABSF, "|a|."), (Op.ERF, "The error function."),
     (Op.FLOOR, "Round toward -inf."), (Op.CEIL, "Round toward +inf."), (Op.SIN, "sin(a)."), (Op.COS, "cos(a)."),
+    (Op.TANH, "tanh(a)."), (Op.ROUNDEVEN, "a rounded to the nearest integer, ties to even (C rint)."),
 ]:
     define(_name, _doc, operands=("x",), elementwise=True, check=_same_types("float"))
+for _name, _doc in [
+    (Op.POWF, "a ** b (C pow: pow(x, 0) = 1, pow(1, y) = 1, a negative base with a non-integer b is NaN)."),
+    (Op.ATAN2, "atan2(a, b): the angle of the point (b, a), in [-pi, pi]."),
+]:
+    define(_name, _doc, operands=("lhs", "rhs"), elementwise=True, check=_same_types("float"))
+for _name, _doc in [(Op.ISNAN, "Whether a is NaN -> i1 of a's shape."),
+                    (Op.ISINF, "Whether a is +inf or -inf -> i1 of a's shape.")]:
+    define(_name, _doc, operands=("x",), elementwise=True, check=_check_float_test)
 define(Op.FMA, "a * b + c with one rounding.", operands=("a", "b", "c"), elementwise=True,
        check=_same_types("float"))
 

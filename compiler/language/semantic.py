@@ -377,6 +377,20 @@ class Semantic:
             raise TypeError(f"Expected dtype ['fp16', 'bf16', 'fp32', 'fp64'] but got {st} for {op.split('.')[-1]}")
         return self._op(op, [x], x.type)
 
+    def math_binary(self, op: str, a, b) -> tensor:
+        """A float math function of two operands (math.powf, math.atan2), promoted and broadcast like +."""
+        a, b = self.binary_operands(a, b)
+        if not a.type.scalar.is_floating():
+            raise TypeError(f"Expected floating point operands but got {a.type.scalar} for {op.split('.')[-1]}")
+        return self._op(op, [a, b], a.type)
+
+    def float_test(self, op: str, x) -> tensor:
+        """A float classification (math.isnan, math.isinf): i1 of x's shape."""
+        x = self.to_tensor(x)
+        if not x.type.scalar.is_floating():
+            raise TypeError(f"Expected a floating point operand but got {x.type.scalar} for {op.split('.')[-1]}")
+        return self._op(op, [x], T.i1.with_shape(_shape(x)))
+
     def abs(self, x):
         x = self.to_tensor(x)
         st = x.type.scalar

@@ -22,6 +22,13 @@ def _sigmoid(x):
         return 1.0 / (1.0 + np.exp(-x))
 
 
+def _pow(a, b):
+    """C pow: numpy turns a uniform exponent of 0.5 (a scalar or a broadcast view) into sqrt, where
+    pow(-0, 0.5) = -0 and pow(-inf, 0.5) = nan, so the exponent is given as a full array."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b)) or (1,)
+    return np.power(np.broadcast_to(a, shape), np.array(np.broadcast_to(b, shape)))
+
+
 def _trunc_div(a, b):
     """C integer division: truncate toward zero; x / 0 = 0."""
     zero = b == 0
@@ -78,7 +85,7 @@ UNARY = {
 }
 BINARY = {
     se.SeAdd: np.add, se.SeSub: np.subtract, se.SeMul: np.multiply, se.SeMax: np.fmax, se.SeMin: np.fmin,
-    se.SeMaxNan: np.maximum, se.SeMinNan: np.minimum, se.SePow: np.power, se.SeAtan2: np.arctan2,
+    se.SeMaxNan: np.maximum, se.SeMinNan: np.minimum, se.SePow: _pow, se.SeAtan2: np.arctan2,
     se.SeAnd: np.bitwise_and, se.SeOr: np.bitwise_or, se.SeXor: np.bitwise_xor,
     se.SeUmulhi: _umulhi,
 }

@@ -19,7 +19,7 @@ from ..passes.bufferize import Loc, Uniform, dtype_of, tile_shape
 UNARY = {Op.NEGF: se.SeNeg, Op.EXP: se.SeExp, Op.EXP2: se.SeExp2, Op.LOG: se.SeLog, Op.LOG2: se.SeLog2,
          Op.SQRT: se.SeSqrt, Op.PRECISE_SQRT: se.SeSqrt, Op.RSQRT: se.SeRsqrt, Op.ABSF: se.SeAbs,
          Op.ABSI: se.SeAbs, Op.ERF: se.SeErf, Op.FLOOR: se.SeFloor, Op.CEIL: se.SeCeil, Op.SIN: se.SeSin,
-         Op.COS: se.SeCos}
+         Op.COS: se.SeCos, Op.TANH: se.SeTanh, Op.ROUNDEVEN: se.SeRint, Op.ISNAN: se.SeIsnan, Op.ISINF: se.SeIsinf}
 CASTS = (Op.EXTSI, Op.EXTUI, Op.TRUNCI, Op.SITOFP, Op.UITOFP, Op.FPTOSI, Op.FPTOUI, Op.EXTF, Op.TRUNCF,
          Op.FP_TO_FP)
 BINARY = {Op.ADDI: se.SeAdd, Op.ADDF: se.SeAdd, Op.SUBI: se.SeSub, Op.SUBF: se.SeSub, Op.MULI: se.SeMul,
@@ -28,7 +28,7 @@ BINARY = {Op.ADDI: se.SeAdd, Op.ADDF: se.SeAdd, Op.SUBI: se.SeSub, Op.SUBF: se.S
           Op.ORI: se.SeOr, Op.XORI: se.SeXor, Op.SHLI: se.SeShl, Op.SHRSI: se.SeShr, Op.SHRUI: se.SeShr,
           Op.MAXSI: se.SeMax, Op.MINSI: se.SeMin, Op.MAXUI: se.SeMax, Op.MINUI: se.SeMin,
           Op.MAXNUMF: se.SeMax, Op.MINNUMF: se.SeMin, Op.MAXIMUMF: se.SeMaxNan, Op.MINIMUMF: se.SeMinNan,
-          Op.MULHIUI: se.SeUmulhi}
+          Op.MULHIUI: se.SeUmulhi, Op.POWF: se.SePow, Op.ATAN2: se.SeAtan2}
 UNSIGNED_VIEW = {Op.DIVUI, Op.REMUI, Op.SHRUI, Op.MAXUI, Op.MINUI, Op.MULHIUI}
 SIGNED_VIEW = {Op.DIVSI, Op.REMSI, Op.SHRSI, Op.MAXSI, Op.MINSI}
 CMP = {"eq": se.SeEq, "ne": se.SeNe, "slt": se.SeLt, "sle": se.SeLe, "sgt": se.SeGt, "sge": se.SeGe,

@@ -26,6 +26,10 @@ from .util import error_at
 VIEW_OPS = (Op.EXPAND_DIMS, Op.RESHAPE)
 WIDE_ONLY = ("f16", "bf16")              # float scalars the control core cannot load/store directly
 SCALAR_FROM_TILE = (D.TO_SCALAR,)
+# float math the control core has no instruction for: on 0-d values the SE computes it in a one-element
+# tile (read back into a register for scalar users), reading 0-d operands from their tiles
+SCALAR_ON_SE = frozenset({Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.RSQRT, Op.ABSF, Op.ERF, Op.FLOOR, Op.CEIL, Op.SIN,
+                          Op.COS, Op.TANH, Op.ROUNDEVEN, Op.ISNAN, Op.ISINF, Op.POWF, Op.ATAN2, Op.REMF, Op.FMA})
 
 
 @dataclass
@@ -180,6 +184,10 @@ class _Planner:
             return
         res = op.results
         if not any(r.type.is_block() for r in res) and name not in (Op.REDUCE, D.ATOMIC, D.CAS, D.GATHER):
+            if name in SCALAR_ON_SE:                     # scalar math the core cannot do: a one-element SE tile
+                self.new_storage(res[0], blk, depth, "se")
+                if any(not _block_user(u.op) for u in res[0].uses):
+                    plan.fetch.add(res[0])
             return                                       # scalar code
         if name in (Op.CONSTANT, Op.SPLAT):
             src = op.attrs["value"] if name == Op.CONSTANT else op.operands[0]
@@ -390,7 +398,8 @@ class _Planner:
 
 
 def _block_user(op: Operation) -> bool:
-    return bool(op.results and op.results[0].type.is_block()) or op.name in (D.STORE_BOX, D.SCATTER)
+    return bool(op.results and op.results[0].type.is_block()) or op.name in (D.STORE_BOX, D.SCATTER) or \
+        op.name in SCALAR_ON_SE
 
 
 def _defined_in(v: Value, blk: Block) -> bool:
