@@ -2,8 +2,9 @@
 
     import compiler as triton            # jit, cdiv, next_power_of_2, Config, autotune, heuristics, compile
     import compiler.language as tl       # program_id, arange, load, store, dot, ... + tl.mtia.*
+    triton.testing.do_bench(fn)          # simulated milliseconds; perf_report / Benchmark / assert_close
 """
-from . import language  # noqa: F401
+from . import language, testing  # noqa: F401
 from .errors import CompilationError, CompileTimeError, DeviceAssertionError, KernelRuntimeError, OutOfBoundsError
 from .runtime import (CompiledKernel, Config, JITFunction, RunRecord, autotune, compile, heuristics, jit,
                       register_executor, register_stage, set_executor, use_executor)
@@ -11,6 +12,17 @@ from .runtime.jit import resolve_grid  # noqa: F401
 from .runtime import mtia_executor as _mtia  # noqa: E402  (registers the "mtia" executor and its stages)
 
 set_executor("mtia")      # launches run on the simulated MTIA chip of simulator.get_config()
+
+
+_ALLOCATOR: list = [None]
+
+
+def set_allocator(allocator) -> None:
+    """Triton's hook for the global scratch that kernels building tensor descriptors need. Accepted
+    so GPU host code runs unchanged; the simulator gives each launch its scratch itself."""
+    if allocator is not None and not callable(allocator):
+        raise TypeError(f"set_allocator expects a callable (size, alignment, stream) -> buffer, got {allocator!r}")
+    _ALLOCATOR[0] = allocator
 
 
 def cdiv(x: int, y: int) -> int:
@@ -27,4 +39,4 @@ def next_power_of_2(n: int) -> int:
 __all__ = ["language", "CompilationError", "CompileTimeError", "DeviceAssertionError", "KernelRuntimeError",
            "OutOfBoundsError", "CompiledKernel", "Config", "JITFunction", "RunRecord", "autotune", "compile",
            "heuristics", "jit", "register_executor", "register_stage", "set_executor", "use_executor", "cdiv",
-           "next_power_of_2"]
+           "next_power_of_2", "set_allocator", "testing"]

@@ -17,7 +17,7 @@ from .reductions import (argmax, argmin, associative_scan, cumprod, cumsum, max,
                          xor_sum)
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn,
                      randn4x, uint_to_uniform_float)
-from .standard import flip, sort, topk  # noqa: E402
+from .standard import flip, sort, swizzle2d, topk  # noqa: E402
 from . import extra  # noqa: F401,E402
 
 print = device_print   # noqa: A001  (tl.print, as in Triton)

@@ -1,5 +1,5 @@
 """Standard-library functions written as @jit functions over existing primitives, as in Triton's
-`triton/language/standard.py`: tl.sort, tl.topk and tl.flip. They add no IR ops: a backend that
+`triton/language/standard.py`: tl.sort, tl.topk, tl.flip and tl.swizzle2d. They add no IR ops: a backend that
 lowers reshape, expand_dims, broadcast, xor/compare/select and tt.reduce (xor, max, min) runs them.
 
 Both work on a "hypercube" view of the tensor: a dimension of size 2**k is reshaped into k dimensions
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ..runtime.jit import jit
 from . import core as tl
-from .builtins import arange, reshape, static_assert, static_range, where
+from .builtins import arange, minimum, reshape, static_assert, static_range, where
 from .reductions import max as _max, min as _min, xor_sum
 
 
@@ -182,3 +182,18 @@ def flip(x, dim=None):
     for i in static_range(n_bits):
         v = _swap_halves(v, _dim + i)
     return reshape(v, x.shape).to(x.dtype, bitcast=True)
+
+
+# --- tile orderings ---------------------------------------------------------------------------------
+
+@jit
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Map (i, j) of a size_i x size_j row-major grid to the same cell of the grid numbered in groups
+    of `size_g` rows, column by column within each group (the "grouped ordering" matmuls use so that
+    consecutive programs share rows of A and columns of B). The last group may have fewer rows."""
+    linear = i * size_j + j
+    per_group = size_g * size_j
+    first_row = (linear // per_group) * size_g
+    rows = minimum(size_i - first_row, size_g)
+    within = linear % per_group
+    return first_row + within % rows, within // rows

@@ -156,7 +156,14 @@ def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, pl
         record.wall_seconds = time.perf_counter() - start
     if commit_results:
         commit(buffers)
+        for observe in LAUNCH_OBSERVERS:
+            observe(compiled, grid3, record)
     return record
+
+
+# Called as observe(compiled, grid, record) after each launch whose results were committed (so not the
+# autotuner's trial runs); `triton.testing.do_bench` times the launches of a function this way.
+LAUNCH_OBSERVERS: list = []
 
 
 def split_launch_options(kwargs: dict) -> tuple[ex.LaunchOptions, dict]:

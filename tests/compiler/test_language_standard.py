@@ -478,3 +478,58 @@ def test_gather_and_histogram_verifier(bad, message):
     text = IR.replace("    %h2 = tt.histogram %x : tensor<64xi32>\n", f"    %bad = {bad}\n")
     with pytest.raises(VerifyError, match=message):
         verify(parse_module(text))
+
+
+# --- tl.swizzle2d -----------------------------------------------------------------------------------
+
+@triton.jit
+def swizzle_block_kernel(I, J, SI: tl.constexpr, SJ: tl.constexpr, SG: tl.constexpr, BI: tl.constexpr,
+                         BJ: tl.constexpr):
+    i = tl.arange(0, BI)[:, None] + tl.zeros((BI, BJ), tl.int32)
+    j = tl.arange(0, BJ)[None, :] + tl.zeros((BI, BJ), tl.int32)
+    ni, nj = tl.swizzle2d(i, j, SI, SJ, SG)
+    mask = (i < SI) & (j < SJ)
+    tl.store(I + i * SJ + j, ni, mask=mask)
+    tl.store(J + i * SJ + j, nj, mask=mask)
+
+
+@triton.jit
+def swizzle_pid_kernel(I, J, n_i, n_j, SG: tl.constexpr):
+    """The tutorial-matmul use: each program maps its own (pid_m, pid_n)."""
+    pid_i, pid_j = tl.program_id(0), tl.program_id(1)
+    ni, nj = tl.swizzle2d(pid_i, pid_j, n_i, n_j, SG)
+    tl.store(I + pid_i * n_j + pid_j, ni)
+    tl.store(J + pid_i * n_j + pid_j, nj)
+
+
+def swizzle_ref(size_i, size_j, size_g):
+    """Cells in the order the grouped numbering visits them: groups of size_g rows (the last one
+    shorter), column by column inside a group; the k-th visited cell is where row-major cell k goes."""
+    order = [(r, c) for g in range(0, size_i, size_g) for c in range(size_j)
+             for r in range(g, min(g + size_g, size_i))]
+    ni = np.array([r for r, _ in order], np.int32).reshape(size_i, size_j)
+    nj = np.array([c for _, c in order], np.int32).reshape(size_i, size_j)
+    return ni, nj
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("size_i,size_j,size_g", [(8, 8, 2), (7, 5, 3), (16, 4, 16), (5, 9, 1), (12, 6, 5)])
+def test_swizzle2d_on_blocks(size_i, size_j, size_g, executor):
+    out_i, out_j = poisoned((size_i, size_j), np.int32), poisoned((size_i, size_j), np.int32)
+    launch(swizzle_block_kernel, (1,), out_i, out_j, SI=size_i, SJ=size_j, SG=size_g,
+           BI=triton.next_power_of_2(size_i), BJ=triton.next_power_of_2(size_j), executor=executor)
+    ref_i, ref_j = swizzle_ref(size_i, size_j, size_g)
+    np.testing.assert_array_equal(out_i, ref_i)
+    np.testing.assert_array_equal(out_j, ref_j)
+    # a permutation of the grid's cells
+    assert len(set(zip(out_i.ravel().tolist(), out_j.ravel().tolist()))) == size_i * size_j
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_swizzle2d_on_program_ids(executor):
+    n_i, n_j, g = 6, 4, 4
+    out_i, out_j = poisoned((n_i, n_j), np.int32), poisoned((n_i, n_j), np.int32)
+    launch(swizzle_pid_kernel, (n_i, n_j), out_i, out_j, n_i, n_j, SG=g, executor=executor)
+    ref_i, ref_j = swizzle_ref(n_i, n_j, g)
+    np.testing.assert_array_equal(out_i, ref_i)
+    np.testing.assert_array_equal(out_j, ref_j)

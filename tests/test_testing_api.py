@@ -1,0 +1,143 @@
+"""`triton.testing` on the simulator: do_bench gives simulated time, perf_report tables and plots,
+assert_close, and `triton.set_allocator` accepted as GPU host code calls it."""
+import csv
+import math
+
+import numpy as np
+import pytest
+
+import compiler as triton
+import compiler.language as tl
+from simulator import get_config, use_config
+
+RNG = np.random.default_rng(7)
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, s, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * s, mask=mask)
+
+
+def scale(x, s=2.0, block=1024, records=None, **launch):
+    out = np.full_like(x, np.nan)
+    rec = scale_kernel[(triton.cdiv(x.size, block),)](x, out, x.size, s, BLOCK=block, **launch)
+    if records is not None:
+        records.append(rec)
+    return out
+
+
+def test_do_bench_is_the_simulated_time_of_the_launches():
+    x = RNG.standard_normal(1 << 18).astype(np.float32)
+    records = []
+    ms = triton.testing.do_bench(lambda: (scale(x, records=records), scale(x, 3.0, records=records)))
+    assert len(records) == 2
+    assert ms == pytest.approx(sum(r.seconds for r in records) * 1e3, rel=1e-12)
+    # never faster than moving the bytes at the DRAM bandwidth (an independent floor)
+    floor_ms = 2 * 2 * x.nbytes / (get_config().dram.bandwidth_gbps * 1e9) * 1e3
+    assert floor_ms <= ms < 3 * floor_ms
+    # deterministic: every quantile is that figure, and so is a second call
+    assert triton.testing.do_bench(lambda: scale(x), quantiles=[0.5, 0.2, 0.8]) == [ms / 2] * 3
+    assert triton.testing.do_bench(lambda: scale(x), return_mode="all") == [ms / 2]
+
+
+def test_do_bench_without_a_clock_warns_and_gives_nan():
+    x = RNG.standard_normal(4096).astype(np.float32)
+    with pytest.warns(UserWarning, match="launched no kernel"):
+        assert math.isnan(triton.testing.do_bench(lambda: x * 2))
+    with pytest.warns(UserWarning, match="interpreter have no simulated clock"):
+        assert math.isnan(triton.testing.do_bench(lambda: scale(x, executor="interpreter")))
+    with pytest.raises(ValueError, match="return_mode must be one of"):
+        triton.testing.do_bench(lambda: scale(x), return_mode="fastest")
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 1024})], key=["n"])
+@triton.jit
+def tuned_scale_kernel(x_ptr, out_ptr, n, s, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * s, mask=mask)
+
+
+def test_do_bench_times_the_tuned_launch_not_the_trials():
+    x = RNG.standard_normal(1 << 16).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    records = []
+
+    def run():
+        records.append(tuned_scale_kernel[lambda m: (triton.cdiv(x.size, m["BLOCK"]),)](x, out, x.size, 0.5))
+    ms = triton.testing.do_bench(run)
+    assert len(records) == 1 and ms == pytest.approx(records[0].seconds * 1e3, rel=1e-12)
+    np.testing.assert_array_equal(out, x * np.float32(0.5))
+
+
+def _bench_fn(size, provider, factor):
+    x = RNG.standard_normal(size).astype(np.float32)
+    ms = triton.testing.do_bench(lambda: scale(x, block=256 if provider == "small" else 1024))
+    gbps = 2 * x.nbytes * 1e-9 / (ms * 1e-3) * factor
+    return gbps, gbps * 0.9, gbps * 1.1
+
+
+def test_perf_report_prints_saves_and_plots(tmp_path, capsys):
+    bench = triton.testing.Benchmark(x_names=["size"], x_vals=[1 << 12, 1 << 14, 1 << 16], x_log=True,
+                                     line_arg="provider", line_vals=["small", "large"],
+                                     line_names=["BLOCK 256", "BLOCK 1024"], styles=[("blue", "-"), ("green", "--")],
+                                     ylabel="GB/s", plot_name="scale-bandwidth", args={"factor": 1.0})
+    mark = triton.testing.perf_report(bench)(_bench_fn)
+    mark.run(print_data=True, save_path=tmp_path)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "scale-bandwidth:" and printed[1].split() == ["size", "BLOCK", "256", "BLOCK", "1024"]
+    assert [int(line.split()[0]) for line in printed[2:]] == [4096, 16384, 65536]
+    with open(tmp_path / "scale-bandwidth.csv") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["size", "BLOCK 256", "BLOCK 1024"] and len(rows) == 4
+    values = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
+    peak = get_config().dram.bandwidth_gbps
+    assert np.all(values > 0) and np.all(values <= peak * 1.0001)       # never above the DRAM roof
+    assert values[-1, 1] > values[0, 1]                                   # bigger arrays amortise the start
+    assert (tmp_path / "scale-bandwidth.png").stat().st_size > 1000
+    assert 'src="scale-bandwidth.png"' in (tmp_path / "results.html").read_text()
+
+
+def test_perf_report_with_several_x_names_and_checks():
+    seen = []
+
+    def fn(m, n, provider):
+        seen.append((m, n, provider))
+        return float(m * n)
+    bench = triton.testing.Benchmark(["m", "n"], [(2, 3), 4], "provider", ["a"], ["A"], "grid", {})
+    triton.testing.perf_report(bench)(fn).run()
+    assert seen == [(2, 3, "a"), (4, 4, "a")]
+    with pytest.raises(ValueError, match="2 line_vals but 1 line_names"):
+        triton.testing.Benchmark(["m"], [1], "p", ["a", "b"], ["A"], "bad", {})
+    with pytest.raises(ValueError, match=r"x value \(1, 2, 3\) has 3 entries for 2 x_names"):
+        triton.testing.perf_report(triton.testing.Benchmark(["m", "n"], [(1, 2, 3)], "provider", ["a"], ["A"],
+                                                            "bad", {}))(fn).run()
+
+
+def test_assert_close_uses_tritons_defaults():
+    x = RNG.standard_normal(100).astype(np.float32)
+    triton.testing.assert_close(x, x + 0.009)                      # atol 1e-2, rtol 0
+    with pytest.raises(AssertionError, match="Mismatched elements"):
+        triton.testing.assert_close(x, x + 0.02)
+    triton.testing.assert_close(x * 100, x * 100 * 1.001, atol=0, rtol=2e-3)
+    triton.testing.assert_close(np.array([np.nan, 1.0]), np.array([np.nan, 1.0]))
+    triton.testing.assert_close(x, x + 0.5, atol=lambda dtype: 1.0 if dtype == np.float32 else 0.0)
+    with pytest.raises(AssertionError):
+        triton.testing.assert_close(np.array([True, False]), np.array([True, True]))
+
+
+def test_set_allocator_is_accepted_and_checked():
+    triton.set_allocator(lambda size, alignment, stream: np.empty(size, np.int8))
+    triton.set_allocator(None)
+    with pytest.raises(TypeError, match="expects a callable"):
+        triton.set_allocator(42)
+
+
+def test_do_bench_follows_the_selected_config():
+    x = RNG.standard_normal(1 << 16).astype(np.float32)
+    with use_config("mtia-small"):
+        small = triton.testing.do_bench(lambda: scale(x))
+    big = triton.testing.do_bench(lambda: scale(x))
+    assert small > big            # 4 PEs at a quarter of 2i's DRAM bandwidth are slower than 64
