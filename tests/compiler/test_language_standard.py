@@ -14,20 +14,9 @@ import compiler.language as tl
 import compiler.runtime.mtia_executor  # noqa: F401  (registers the "mtia" executor)
 from compiler.errors import CompilationError, KernelRuntimeError
 from compiler.ir import VerifyError, parse_module, print_module, verify
-from simulator import use_config
+from executors import EXECUTORS, launch
 
-EXECUTORS = ["interpreter", "mtia"]
 RNG = np.random.default_rng(2024)
-
-
-def launch(kernel, grid, *args, executor, **kwargs):
-    """Run on `executor` (mtia: the simulated mtia-small chip, and check that it really ran there)."""
-    if executor == "mtia":
-        with use_config("mtia-small"):
-            rec = kernel[grid](*args, executor="mtia", **kwargs)
-        assert rec.executor == "mtia" and rec.cycles > 0
-        return rec
-    return kernel[grid](*args, executor=executor, **kwargs)
 
 
 def random_values(shape, dtype, ties=False):

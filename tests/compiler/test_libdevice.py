@@ -18,21 +18,11 @@ import compiler.language as tl
 import compiler.runtime.mtia_executor  # noqa: F401  (registers the "mtia" executor)
 from compiler.errors import CompilationError
 from compiler.language.extra import libdevice
-from simulator import use_config
+from executors import EXECUTORS, launch
 
-EXECUTORS = ["interpreter", "mtia"]
 FLOATS = [np.float32, np.float64]
 RNG = np.random.default_rng(7)
 N = 256
-
-
-def launch(kernel, grid, *args, executor, **kwargs):
-    if executor == "mtia":
-        with use_config("mtia-small"):
-            rec = kernel[grid](*args, executor="mtia", **kwargs)
-        assert rec.executor == "mtia" and rec.cycles > 0
-        return rec
-    return kernel[grid](*args, executor=executor, **kwargs)
 
 
 def specials(dt):
