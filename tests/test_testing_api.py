@@ -141,3 +141,31 @@ def test_do_bench_follows_the_selected_config():
         small = triton.testing.do_bench(lambda: scale(x))
     big = triton.testing.do_bench(lambda: scale(x))
     assert small > big            # 4 PEs at a quarter of 2i's DRAM bandwidth are slower than 64
+
+
+def test_the_matmul_benchmark_example_runs_and_stays_under_each_chips_peak(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    from simulator import load_config
+    path = Path(__file__).parent.parent / "examples" / "matmul_benchmark.py"
+    spec = importlib.util.spec_from_file_location("matmul_benchmark", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    example.main(["--sizes", "128", "256", "--save", str(tmp_path)])
+    assert "matmul-performance:" in capsys.readouterr().out
+    with open(tmp_path / "matmul-performance.csv") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["M", "N", "K", "MTIA 2i", "MTIA v1"] and len(rows) == 3
+    for col, name in ((3, "mtia-2i"), (4, "mtia-v1")):
+        cfg = load_config(name)
+        peak_tflops = 2 * cfg.pe.dpe.macs_per_cycle["f16"] * cfg.num_pes * cfg.clock_ghz * 1e9 / 1e12
+        tflops = [float(r[col]) for r in rows[1:]]
+        assert all(0 < t < peak_tflops for t in tflops) and tflops[1] > tflops[0]
+    # the kernel is right, too
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((100, 70)).astype(np.float16), rng.standard_normal((70, 90)).astype(np.float16)
+    with use_config("mtia-small"):
+        c = example.matmul(a, b, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32)
+    np.testing.assert_allclose(c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32), rtol=2e-2,
+                               atol=2e-2)
