@@ -10,7 +10,13 @@ nbclient = pytest.importorskip("nbclient")
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
-@pytest.mark.parametrize("name", ["roofline.ipynb", "sweep.ipynb"])
+# each notebook, and words its printed output must contain
+EXPECTED = {"roofline.ipynb": ("softmax", "gemm"), "sweep.ipynb": ("softmax", "gemm"),
+            "first_kernel.ipynb": ("max |y - numpy|", "unwritten elements: 0", "rmsnorm-rows-per-program",
+                                   "local store", "arrows")}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_notebook_executes(name):
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     t = time.perf_counter()
@@ -22,7 +28,8 @@ def test_notebook_executes(name):
     images = [o for o in outputs if o.output_type in ("display_data", "execute_result") and "image/png" in o.data]
     assert len(images) >= 2, "the charts were not drawn"
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream" and o.name == "stdout")
-    assert "softmax" in text and "gemm" in text
+    for words in EXPECTED[name]:
+        assert words in text, f"{name} did not print {words!r}"
     assert elapsed < 180, f"{name} took {elapsed:.0f} s"
     prose = [c for c in nb.cells if c.cell_type == "markdown"]
     assert len(prose) >= 5 and prose[0].source.startswith("# ")
