@@ -1,5 +1,6 @@
 """Each MTIA backend pass, run on IR text, checked on the IR text it prints (FileCheck style)."""
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
@@ -204,6 +205,13 @@ def test_matmul_stages_are_readable():
         CHECK: dpe_mm(cb0.acc, cb1.pop, cb2.pop, trans_a=0, trans_b=0);
         CHECK: dma_out(cb0.pop
     """)
+    # the K loop's scalar code: k * BLOCK_K is a shift, and the pointers step in place (no back-edge copies)
+    loop = c.asm["mtia-asm"].split("for_1:")[1].split("endfor_2:")[0]
+    k = re.search(r"bge (x\d+), x\d+, endfor_2\n\s+slli x\d+, \1, 5\n", loop)
+    assert k, loop
+    assert re.search(r"addi (x\d+), \1, 64\n", loop) and re.search(r"\n\s+add (x\d+), \1, x\d+\n", loop), loop
+    assert re.search(rf"addi {k[1]}, {k[1]}, 1\n\s+sext.w {k[1]}, {k[1]}\n\s+j for_1", loop), loop
+    assert not re.search(r"^\s*(mv|li|mul) ", loop, re.M), loop
 
 
 def test_integer_long_tail_runs_on_the_rvv_core():

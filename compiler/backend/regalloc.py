@@ -40,9 +40,47 @@ def defs_uses(p: Proto):
     return d, u
 
 
+def coalesce_copies(code: list) -> list:
+    """Drop `mv dst, src` where `src` is a temporary written once, a few instructions earlier in the
+    same straight-line stretch, and read only by this copy: that instruction writes `dst` instead.
+    This removes the copies loops make on their back edge (`ptr' = ptr + step; ptr = ptr'`)."""
+    defs: dict = {}
+    uses: dict = {}
+    for item in code:
+        if isinstance(item, Proto):
+            d, u = defs_uses(item)
+            for v in d:
+                defs[v] = defs.get(v, 0) + 1
+            for v in u:
+                uses[v] = uses.get(v, 0) + 1
+    out = list(code)
+    for k, item in enumerate(out):
+        if not (isinstance(item, Proto) and item.cls is s.Mv):
+            continue
+        dst, src = item.fields["rd"], item.fields["rs1"]
+        if not (isinstance(dst, VReg) and isinstance(src, VReg)) or defs.get(src) != 1 or uses.get(src) != 1:
+            continue
+        for j in range(k - 1, -1, -1):          # back to src's definition, through straight-line code
+            prev = out[j]
+            if prev is None:
+                continue
+            if isinstance(prev, Label) or prev.cls in BRANCHES or prev.cls in (s.J, s.Halt):
+                break
+            d, u = defs_uses(prev)
+            if src in d:
+                name = next(n for n, v in prev.fields.items() if n in DEF_FIELDS and v is src)
+                prev.fields[name] = dst     # reads of dst in this instruction happen before its write
+                out[k] = None
+                break
+            if dst in d or dst in u:            # dst is read or written in between: keep the copy
+                break
+    return [item for item in out if item is not None]
+
+
 def allocate(code: list, args: list[VReg], spill_base: int, spill_bytes: int):
     """Returns (instructions, labels, physical register of each arg, spill count, source line of each
     instruction)."""
+    code = coalesce_copies(code)
     protos, labels = [], {}
     for item in code:
         if isinstance(item, Label):

@@ -16,6 +16,7 @@ _RR = {Op.ADDI: s.Add, Op.SUBI: s.Sub, Op.MULI: s.Mul, Op.DIVSI: s.Div, Op.DIVUI
        Op.REMUI: s.Remu, Op.ANDI: s.And, Op.ORI: s.Or, Op.XORI: s.Xor, Op.SHLI: s.Sll, Op.SHRSI: s.Sra,
        Op.SHRUI: s.Srl, Op.MAXSI: s.Max, Op.MINSI: s.Min}
 _IMM = {s.Add: s.Addi, s.And: s.Andi, s.Or: s.Ori, s.Xor: s.Xori, s.Sll: s.Slli, s.Srl: s.Srli, s.Sra: s.Srai}
+_COMMUTATIVE = {s.Add, s.Mul, s.And, s.Or, s.Xor, s.Max, s.Min}
 _WRAPS = {Op.ADDI, Op.SUBI, Op.MULI, Op.SHLI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.REMUI, Op.MAXSI, Op.MINSI,
           Op.ANDI, Op.ORI, Op.XORI, Op.SHRSI, Op.SHRUI}
 _FF = {Op.ADDF: s.FaddS, Op.SUBF: s.FsubS, Op.MULF: s.FmulS, Op.DIVF: s.FdivS, Op.PRECISE_DIVF: s.FdivS,
@@ -53,7 +54,11 @@ def lower(g, op) -> bool:
         cls = _RR[name]
         rd = g.def_reg(op.result)
         bc = g.const_int(b)
-        if cls in _IMM and bc is not None:
+        if bc is None and cls in _COMMUTATIVE and g.const_int(a) is not None:
+            a, b, bc = b, a, g.const_int(a)              # the constant on the right, as an immediate
+        if cls is s.Mul and bc is not None and bc > 0 and bc & (bc - 1) == 0:
+            e.emit(s.Slli, rd=rd, rs1=g.reg(a), imm=bc.bit_length() - 1)   # x * 2^k = x << k (same wrap)
+        elif cls in _IMM and bc is not None:
             e.emit(_IMM[cls], rd=rd, rs1=g.reg(a), imm=bc)
         elif cls is s.Sub and bc is not None:
             e.emit(s.Addi, rd=rd, rs1=g.reg(a), imm=-bc)
