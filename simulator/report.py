@@ -49,6 +49,9 @@ class Report:
     wall_seconds: float
     numerics: bool = True
     log: list = field(default_factory=list)
+    # why engines could not work: engine -> reason -> fraction of the run, averaged over the PEs that
+    # ran (reasons: see simulator/pe/engine.py; "data a" = waiting for a tile of CB a to be written)
+    stalls: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -64,6 +67,10 @@ class Report:
         r.update({f"bytes_{k}": v for k, v in self.bytes.items()})
         r.update({f"llc_{k}": v for k, v in self.llc.items()})
         r.update({f"util_{k}": v for k, v in self.utilization.items()})
+        for k in ENGINES:               # each engine's main reason to wait, and its share ("" if it never ran)
+            reasons = self.stalls.get(k, {})
+            top = max(reasons, key=reasons.get, default="")
+            r[f"stall_{k}"], r[f"stall_{k}_fraction"] = top, reasons.get(top, 0.0)
         rf = self.roofline
         r.update({"flops": rf.flops, "arithmetic_intensity": rf.arithmetic_intensity, "peak_flops": rf.peak_flops,
                   "compute_roof": rf.compute_roof, "floor_seconds": rf.floor_seconds, "bound": rf.bound,
@@ -107,7 +114,20 @@ def format_report(r: Report) -> str:
            f"{rf.arithmetic_intensity:.3g} FLOP/B" if rf.flops else ""),
         "  floors      " + ", ".join(f"{k} {v * 1e6:,.2f} us" for k, v in rf.floors.items()),
     ]
+    stalls = format_stalls(r.stalls)
+    if stalls:
+        lines.append("  stalls      " + stalls)
     return "\n".join(lines)
+
+
+def format_stalls(stalls: dict, top: int = 2, at_least: float = 0.01) -> str:
+    """The two largest stall reasons of each engine that ran (at least 1% of the run)."""
+    parts = []
+    for eng, reasons in stalls.items():
+        big = sorted(((v, k) for k, v in reasons.items() if v >= at_least), reverse=True)[:top]
+        if big:
+            parts.append(f"{eng} " + ", ".join(f"{k} {100 * v:.0f}%" for v, k in big))
+    return "; ".join(parts)
 
 
 def build_report(machine, program, wall: float) -> Report:
@@ -125,6 +145,14 @@ def build_report(machine, program, wall: float) -> Report:
                       | {"core": (pe.core.busy / cycles if cycles else 0.0)})
     util = {k: (sum(per_pe[pe.index][k] for pe in active) / len(active) if active else 0.0)
             for k in (*ENGINES, "core")}
+    stalls: dict[str, dict[str, float]] = {}
+    share = 1.0 / (cycles * len(active)) if cycles and active else 0.0
+    for k in ENGINES:
+        for eng in (pe.engines[k] for pe in active if pe.engines[k].commands):
+            per = stalls.setdefault(k, {})
+            for reason, c in eng.stalls.items():
+                per[reason] = per.get(reason, 0.0) + c * share
+            per["done"] = per.get("done", 0.0) + max(0.0, cycles - eng.last_end) * share
     ms = machine.memsys
     dram = ms.dram_read + ms.dram_write
     by = {"dram_read": float(ms.dram_read), "dram_write": float(ms.dram_write), "sram": float(ms.sram_bytes),
@@ -179,7 +207,8 @@ def build_report(machine, program, wall: float) -> Report:
         commands=sum(pe.core.issued for pe in machine.pes),
         instructions=sum(pe.core.instructions for pe in machine.pes), ops=ops, bytes=by,
         llc={"hits": ms.llc.hits, "misses": ms.llc.misses}, utilization=util, per_pe=per_pe, roofline=rf,
-        wall_seconds=wall, numerics=machine.numerics, log=list(machine.log))
+        wall_seconds=wall, numerics=machine.numerics, log=list(machine.log),
+        stalls={k: dict(sorted(v.items(), key=lambda kv: -kv[1])) for k, v in stalls.items()})
 
 
 def combine(reports: list[Report], kernel: str) -> Report:
@@ -205,6 +234,7 @@ def combine(reports: list[Report], kernel: str) -> Report:
                 out[k] = out.get(k, 0.0) + v * (r.cycles / total if total else 0.0)
         return out
     per_pe = [weighted([r.per_pe[i] for r in reports]) for i in range(len(reports[0].per_pe))]
+    stalls = {k: weighted([r.stalls.get(k, {}) for r in reports]) for k in {k for r in reports for k in r.stalls}}
     rfs = [r.roofline for r in reports]
     floors = {k: sum(rf.floors.get(k, 0.0) for rf in rfs) for k in rfs[0].floors}
     floor = sum(rf.floor_seconds for rf in rfs)
@@ -221,4 +251,5 @@ def combine(reports: list[Report], kernel: str) -> Report:
                   commands=sum(r.commands for r in reports), instructions=sum(r.instructions for r in reports),
                   ops=add("ops"), bytes=add("bytes"), llc=add("llc"), utilization=weighted([r.utilization for r in reports]),
                   per_pe=per_pe, roofline=rf, wall_seconds=sum(r.wall_seconds for r in reports),
-                  numerics=all(r.numerics for r in reports), log=[x for r in reports for x in r.log])
+                  numerics=all(r.numerics for r in reports), log=[x for r in reports for x in r.log],
+                  stalls=stalls)

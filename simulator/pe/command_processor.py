@@ -55,7 +55,7 @@ class Command:
         self.vals: dict = {}
         self.addr: dict[str, int] = {}
         self.tiles: list[tuple[str, Tile]] = []
-        self.deps: list = []          # (event, why) pairs; why = (what, cb id, slot)
+        self.deps: list = []          # (event, why) pairs; why = (what, cb id, slot[, writer's kind])
         self.writes: list = []        # (cb, event, mode)
         self.done: simpy.Event = env.event()
         self.issued = env.now
@@ -128,7 +128,7 @@ def _read(cmd, name, t: Tile, cb, engine, pops) -> None:
     slot = cb.rd + t.offset
     v = cb.version(slot)
     if not (engine.in_order and v.engine is engine):
-        cmd.deps.append((v.event, ("data", cb.id, slot)))
+        cmd.deps.append((v.event, ("data", cb.id, slot, _kind(v.engine))))
     v.readers.append((cmd.done, engine))
     if t.mode == "pop":
         pops.append((cb, slot))
@@ -147,12 +147,17 @@ def _write(cmd, name, t: Tile, cb, engine) -> None:
         old, new = cb.new_version(slot, engine)
         in_order = engine.in_order
         if not (in_order and old.engine is engine):
-            cmd.deps.append((old.event, ("data", cb.id, slot)))
+            cmd.deps.append((old.event, ("data", cb.id, slot, _kind(old.engine))))
         for ev, eng in old.readers:      # write after read: earlier readers finish first
             if ev is not cmd.done and not (in_order and eng is engine):
                 cmd.deps.append((ev, ("readers", cb.id, slot)))
         cmd.writes.append((cb, new.event, "acc"))
     cmd.addr[name] = cb.address(slot)
+
+
+def _kind(engine) -> str | None:
+    """The kind of engine that writes a slot version ("dma", "se", ...), for stall reports."""
+    return getattr(engine, "kind", None)
 
 
 def _pop(pe, cmd, pops) -> None:

@@ -33,23 +33,26 @@ class DMA(Engine):
         self.bytes = 0
         self.busy_since = 0.0
 
+    def idle_clock(self) -> float:
+        now = self.env.now
+        return now - self.busy - (now - self.busy_since if self.inflight else 0.0)
+
     def run(self):
         env, pe, mem = self.env, self.pe, self.pe.machine.memsys
         while True:
-            cmd = yield self.queue.get()
+            cmd = yield from self.next_command()
             self.current = cmd
-            for ev, why in cmd.deps:
-                if not ev.triggered:
-                    self.waiting = why
-                    yield ev
+            yield from self.wait_deps(cmd)
             acc, write = self.access(cmd)
+            t = self.idle_clock()
             if acc is not None and not write:
                 lo, hi = int(acc.starts.min()), int(acc.starts.max()) + acc.run_bytes
                 for wlo, whi, wev in list(self.inflight_writes):
                     if wlo < hi and lo < whi and not wev.triggered:
                         self.waiting = ("store", wlo, whi)
                         yield wev
-            while self.inflight >= self.c.max_outstanding:
+            self.stall("store in flight", self.idle_clock() - t)   # a read of bytes a DMA out still writes
+            while self.inflight >= self.c.max_outstanding:     # (waits with transfers in flight: no stall)
                 self.waiting = ("outstanding", self.inflight, None)
                 yield self.slot_free
             self.waiting = None
@@ -77,6 +80,7 @@ class DMA(Engine):
         self.inflight -= 1
         if self.inflight == 0:           # busy = time with at least one transfer in flight
             self.busy += self.env.now - self.busy_since
+        self.last_end = self.env.now
         self.inflight_writes = [w for w in self.inflight_writes if w[2] is not cmd.done]
         ev, self.slot_free = self.slot_free, self.env.event()
         ev.succeed()

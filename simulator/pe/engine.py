@@ -5,6 +5,12 @@ for the command's occupancy and completes it after the pipeline latency.
 Subclasses say what a command costs: `occupancy(cmd)` in cycles, `latency`, and the operations it
 counts. Engines run one command at a time and in order, so a command does not wait for an earlier
 command of the same engine (the pipeline forwards its result).
+
+Each engine also keeps `stalls`: cycles it could not work, by reason. "issue": its queue was empty
+until the control core issued the next command; "data <cb>": a tile it reads was not written yet;
+"space <cb>": no free slot to push into; "readers <cb>": earlier readers of a slot it updates in
+place had not finished; "ls port": the local store's port was busy with other engines' tiles.
+The report adds "done": the engine had finished its last command while the run went on.
 """
 from __future__ import annotations
 
@@ -28,7 +34,42 @@ class Engine:
         self.ops = 0.0                  # arithmetic operations (FLOPs for floats) done
         self.current = None             # the command at the head, for deadlock reports
         self.waiting = None             # what the head command waits for
+        self.stalls: dict[str, float] = {}
+        self.last_end = 0.0             # when its latest command finished
         self.env.process(self.run())
+
+    def stall(self, reason: str, cycles: float) -> None:
+        if cycles > 0:
+            self.stalls[reason] = self.stalls.get(reason, 0.0) + cycles
+
+    def wait_reason(self, why) -> str:
+        """A dependency's reason as a stall key: "data a (dma)" = a tile of CB `a` that the DMA writes;
+        "space acc", "readers qk"."""
+        what, cb = why[0], why[1]
+        c = self.pe.cbs.get(cb)
+        name = c.name if c is not None else cb
+        by = f" ({why[3]})" if len(why) > 3 and why[3] else ""
+        return f"{what} {name}{by}"
+
+    def idle_clock(self) -> float:
+        """Cycles so far in which the engine did no work; a wait stalls it by what this advances.
+        (Engines that overlap commands, like the DMA, are busy while their transfers fly.)"""
+        return self.env.now
+
+    def next_command(self):
+        """Take the next command, counting the wait for the control core as an "issue" stall."""
+        t = self.idle_clock()
+        cmd = yield self.queue.get()
+        self.stall("issue", self.idle_clock() - t)
+        return cmd
+
+    def wait_deps(self, cmd):
+        for ev, why in cmd.deps:
+            if not ev.triggered:
+                self.waiting = why
+                reason, t = self.wait_reason(why), self.idle_clock()
+                yield ev
+                self.stall(reason, self.idle_clock() - t)
 
     def occupancy(self, cmd) -> float:
         raise NotImplementedError
@@ -37,19 +78,18 @@ class Engine:
         env = self.env
         pe = self.pe
         while True:
-            cmd = yield self.queue.get()
+            cmd = yield from self.next_command()
             self.current = cmd
-            for ev, why in cmd.deps:
-                if not ev.triggered:
-                    self.waiting = why
-                    yield ev
+            yield from self.wait_deps(cmd)
             self.waiting = None
             start = env.now
             occ = self.command_cycles + self.occupancy(cmd)
             end = max(start + occ, pe.ls_port.reserve(start, ls_bytes(cmd)))
+            self.stall("ls port", end - (start + occ))
             cmd.start, cmd.end = start, end
             yield env.timeout(end - start)
             self.busy += end - start
+            self.last_end = end
             self.commands += 1
             self.current = None
             if self.latency:
@@ -58,7 +98,8 @@ class Engine:
                 pe.complete(cmd)
 
     def state(self) -> dict:
-        return {"queued": len(self.queue.items), "busy_cycles": self.busy, "commands": self.commands}
+        return {"queued": len(self.queue.items), "busy_cycles": self.busy, "commands": self.commands,
+                "stall_cycles": dict(self.stalls)}
 
 
 def ls_bytes(cmd) -> int:

@@ -145,7 +145,7 @@ def _is_float(cmd) -> bool:
 def describe(why) -> str | None:
     if why is None:
         return None
-    what, a, b = why
+    what, a, b = why[:3]
     text = {
         "data": lambda: f"CB {a} slot {b} to be written",
         "space": lambda: f"space in CB {a}: its slot {b} is still in use",
