@@ -13,7 +13,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 # each notebook, and words its printed output must contain
 EXPECTED = {"roofline.ipynb": ("softmax", "gemm"), "sweep.ipynb": ("softmax", "gemm"),
             "first_kernel.ipynb": ("max |y - numpy|", "unwritten elements: 0", "rmsnorm-rows-per-program",
-                                   "local store", "arrows")}
+                                   "local store", "arrows", "SE waited for: {'data x (dma)'")}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
