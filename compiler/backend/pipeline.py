@@ -16,6 +16,7 @@ from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 from .codegen.generate import Codegen
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
 from .passes.bufferize import Bufferize
+from .passes.expand_combine import ExpandCombine
 from .passes.licm import HoistLoopInvariants
 from .passes.lower_memory import LowerMemory
 from .passes.map_engines import MapEngines
@@ -27,6 +28,7 @@ from .regalloc import allocate
 def backend_passes(cfg, num_stages: int = 3) -> list:
     """The passes, in order. Each is a frozen dataclass with `name` and `run(module)`."""
     return [
+        ExpandCombine(),                     # reduce/scan combines the RE cannot run -> SE and MLU steps
         ScalarizeIterArgs(),                 # loop-carried pointer blocks -> scalar pointers
         LowerMemory(),                       # loads/stores -> box DMAs or gathers (masks -> valid extents)
         MaterializePointers(),               # any other pointer block -> address tiles and gathers

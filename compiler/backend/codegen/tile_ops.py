@@ -11,7 +11,7 @@ from isa import dma, dpe, mlu, se
 from isa import re as rei
 from isa.types import Tile
 
-from ...ir import Op
+from ...ir import Op, patterns
 from ...ir.core import Operation
 from .. import dialect as D
 from ..passes.bufferize import Loc, Uniform, dtype_of, tile_shape
@@ -201,22 +201,72 @@ def _dot(g, op: Operation) -> None:
     g.e.emit(dpe.DpeMatmul, out=out, a=ta, b=tb, trans_a=int(la.trans), trans_b=int(lb.trans))
 
 
+RE_KINDS = {"add": "sum", "mul": "prod", "max": "max", "min": "min", "and": "and", "or": "or", "xor": "xor"}
+RE_SCANS = ("sum", "prod", "max", "min")
+
+
 def combine_kind(op: Operation) -> str | None:
-    """What a tt.reduce / tt.scan combine region computes: 'sum', 'max', 'argmax', ... or None."""
-    body = op.body
-    ops = [o for o in body.ops if o.name not in (Op.REDUCE_RETURN, Op.SCAN_RETURN)]
-    n = len(op.operands)
-    if n == 1 and len(ops) == 1:
-        return {Op.ADDF: "sum", Op.ADDI: "sum", Op.MULF: "prod", Op.MULI: "prod", Op.MAXNUMF: "max",
-                Op.MAXIMUMF: "max", Op.MAXSI: "max", Op.MAXUI: "max", Op.MINNUMF: "min", Op.MINIMUMF: "min",
-                Op.MINSI: "min", Op.MINUI: "min", Op.XORI: "xor", Op.ANDI: "and", Op.ORI: "or"}.get(ops[0].name)
-    if n == 2:
-        preds = [o.attrs.get("predicate", "") for o in ops if o.name in (Op.CMPF, Op.CMPI)]
-        if any(p[1:] in ("gt", "ge") for p in preds):
-            return "argmax"
-        if any(p[1:] in ("lt", "le") for p in preds):
-            return "argmin"
+    """What a tt.reduce / tt.scan combine region computes, when the RE runs it: 'sum', 'max', 'argmax', ...
+    None for any other combine (the expand-combine pass rewrites those into SE and MLU steps)."""
+    if len(op.operands) == 1:
+        return RE_KINDS.get(patterns.combine_kind(op))
+    if len(op.operands) == 2 and op.name == Op.REDUCE:
+        return _arg_extreme(op)
     return None
+
+
+def runs_on_re(op: Operation) -> bool:
+    """Whether the RE runs this tt.reduce / tt.scan as one command."""
+    kind = combine_kind(op)
+    return kind is not None and (op.name == Op.REDUCE or kind in RE_SCANS)
+
+
+def _arg_extreme(op: Operation) -> str | None:
+    """'argmax' / 'argmin' for tl.argmax's combine over (x, the index along the axis):
+    better = v1 > v2 [or (v1 == v2 and i1 < i2)] (or v1 >= v2), returning select(better, v1, v2) and
+    select(better, i1, i2). The RE gives the first index of the extreme; a combine preferring later
+    indices on ties, or carrying anything but the index, is not this."""
+    v1, i1, v2, i2 = op.body.args
+    rv, ri = op.body.terminator.operands
+    sv, si = patterns.defining_op(rv, Op.SELECT), patterns.defining_op(ri, Op.SELECT)
+    if sv is None or si is None or sv.operands[1:] != (v1, v2) or si.operands[1:] != (i1, i2) \
+            or sv.operands[0] is not si.operands[0] or not _is_index(op.operands[1], op.attrs["axis"]):
+        return None
+    better = sv.operands[0]
+    cmp = _compare(better, v1, v2)
+    if cmp is None:                                  # or(v1 > v2, and(v1 == v2, i1 < i2))
+        either = patterns.defining_op(better, Op.ORI)
+        for a, b in ((0, 1), (1, 0)) if either is not None else ():
+            both = patterns.defining_op(either.operands[b], Op.ANDI)
+            cmp = _compare(either.operands[a], v1, v2)
+            if cmp in ("gt", "lt") and both is not None and \
+                    {_compare(both.operands[0], v1, v2), _compare(both.operands[1], i1, i2)} == {"eq", "lt"}:
+                return "argmax" if cmp == "gt" else "argmin"
+        return None
+    return {"gt": "argmax", "ge": "argmax", "lt": "argmin", "le": "argmin"}.get(cmp)
+
+
+def _compare(v, a, b) -> str | None:
+    """'gt', 'ge', 'lt', 'le' or 'eq' when v is the comparison a <pred> b (signedness aside)."""
+    c = patterns.defining_op(v)
+    if c is None or c.name not in (Op.CMPF, Op.CMPI) or c.operands != (a, b):
+        return None
+    pred = c.attrs["predicate"]
+    return pred if pred == "eq" else pred[1:]
+
+
+def _is_index(v, axis: int) -> bool:
+    """Whether v is 0, 1, ..., n-1 along `axis` (tl.arange expanded and broadcast to the block)."""
+    n = v.type.shape[axis]
+    while (o := patterns.defining_op(v, Op.BROADCAST)) is not None:
+        v = o.operands[0]
+    shape = v.type.shape
+    if shape[axis] != n or any(d != 1 for i, d in enumerate(shape) if i != axis):
+        return False
+    while (o := patterns.defining_op(v)) is not None and o.name in (Op.EXPAND_DIMS, Op.RESHAPE):
+        v = o.operands[0]
+    r = patterns.defining_op(v, Op.MAKE_RANGE)
+    return r is not None and r.attrs["start"] == 0 and r.attrs["end"] == n
 
 
 def _reduce(g, op: Operation) -> None:
@@ -239,7 +289,7 @@ def _reduce(g, op: Operation) -> None:
 
 def _scan(g, op: Operation) -> None:
     kind = combine_kind(op)
-    if kind not in ("sum", "prod", "max", "min"):
+    if kind not in RE_SCANS:
         raise g.error(op, "this tl.associative_scan combine function is not supported by the MTIA reduction "
                           "engine (it scans sum, prod, max, min)")
     g.e.emit(rei.ReScan, out=out_tile(g, op), a=g.tile(op.operands[0], op), op=kind, axis=op.attrs["axis"],
