@@ -5,7 +5,9 @@
     triton.testing.do_bench(fn)          # simulated milliseconds; perf_report / Benchmark / assert_close
 """
 from . import language, testing  # noqa: F401
-from .errors import CompilationError, CompileTimeError, DeviceAssertionError, KernelRuntimeError, OutOfBoundsError
+from .errors import (CompilationError, CompileTimeError, DeviceAssertionError, KernelRuntimeError, OutOfBoundsError,
+                     OutOfResources)
+from .language.core import constexpr_function
 from .runtime import (CompiledKernel, Config, JITFunction, RunRecord, autotune, compile, heuristics, jit,
                       register_executor, register_stage, set_executor, use_executor)
 from .runtime.jit import resolve_grid  # noqa: F401
@@ -25,6 +27,11 @@ def set_allocator(allocator) -> None:
     _ALLOCATOR[0] = allocator
 
 
+def must_use_result(fn):
+    """Triton marks functions whose result must not be dropped; nothing to check here."""
+    return fn
+
+
 def cdiv(x: int, y: int) -> int:
     """ceil(x / y) for host code (inside kernels use tl.cdiv)."""
     return (x + y - 1) // y
@@ -39,4 +46,4 @@ def next_power_of_2(n: int) -> int:
 __all__ = ["language", "CompilationError", "CompileTimeError", "DeviceAssertionError", "KernelRuntimeError",
            "OutOfBoundsError", "CompiledKernel", "Config", "JITFunction", "RunRecord", "autotune", "compile",
            "heuristics", "jit", "register_executor", "register_stage", "set_executor", "use_executor", "cdiv",
-           "next_power_of_2", "set_allocator", "testing"]
+           "next_power_of_2", "set_allocator", "testing", "OutOfResources", "constexpr_function", "must_use_result"]

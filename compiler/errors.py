@@ -30,6 +30,17 @@ class CompilationError(Exception):
         return f"{head}\n    {stripped}\n    {caret}^"
 
 
+class OutOfResources(CompilationError):
+    """The kernel needs more of a resource than the chip has (its tiles and the local store): the
+    error Triton raises for shared memory, so `except triton.OutOfResources` and autotune pruning
+    work as on a GPU. `required`, `limit` (bytes) and `name` say which."""
+
+    def __init__(self, message: str, *args, required: int | None = None, limit: int | None = None,
+                 name: str = "local store", **kwargs):
+        self.required, self.limit, self.name = required, limit, name
+        super().__init__(message, *args, **kwargs)
+
+
 class CompileTimeError(Exception):
     """Raised by the language/semantic layer; the frontend turns it into a CompilationError at the
     kernel line being compiled."""

@@ -221,3 +221,58 @@ class Mark:
 def perf_report(benchmarks):
     """Decorate a benchmark function; `.run(...)` on the result fills and shows the tables."""
     return lambda fn: Mark(fn, benchmarks)
+
+
+def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """The CUDA-graph variant has nothing to add on a simulator: the same simulated time as do_bench."""
+    return do_bench(fn, quantiles=quantiles, return_mode=return_mode)
+
+
+# --- the chip's peaks, as Triton's testing helpers report the GPU's (for roofline arithmetic) ---------
+
+def get_dram_gbps(device=None) -> float:
+    """DRAM bandwidth of the selected config, GB/s."""
+    from simulator import get_config
+    return get_config().dram.bandwidth_gbps
+
+
+def get_max_tensorcore_tflops(dtype, clock_rate=None, device=None) -> float:
+    """Peak DPE (matrix engine) TFLOP/s of the selected config for `dtype` (a tl dtype, numpy dtype
+    or name such as "fp16"); `clock_rate` in kHz, as Triton takes it, overrides the config's clock."""
+    from simulator import get_config
+    cfg = get_config()
+    name = _dtype_name(dtype)
+    macs = cfg.pe.dpe.macs_per_cycle
+    if name not in macs:
+        raise ValueError(f"the DPE of {cfg.name} takes {', '.join(macs)}, not {name}")
+    hz = clock_rate * 1e3 if clock_rate else cfg.clock_ghz * 1e9
+    return 2 * macs[name] * cfg.num_pes * hz / 1e12
+
+
+def get_max_simd_tflops(dtype, clock_rate=None, device=None) -> float:
+    """Peak SE (SIMD engine) element operations per second of the selected config, in T/s."""
+    from simulator import get_config
+    cfg = get_config()
+    hz = clock_rate * 1e3 if clock_rate else cfg.clock_ghz * 1e9
+    return cfg.pe.se.elems_per_cycle * cfg.num_pes * hz / 1e12
+
+
+@contextmanager
+def set_gpu_clock(ref_sm_clock=1350, ref_mem_clock=1215):
+    """GPU benchmarks pin the clocks; the simulated chip runs at its config's clock: yields
+    (core clock MHz, memory bandwidth GB/s) of the selected config."""
+    from simulator import get_config
+    cfg = get_config()
+    yield cfg.clock_ghz * 1e3, cfg.dram.bandwidth_gbps
+
+
+_DTYPE_NAMES = {"fp16": "f16", "float16": "f16", "bf16": "bf16", "bfloat16": "bf16", "fp32": "f32",
+                "float32": "f32", "tf32": "f32", "int8": "i8", "uint8": "u8", "fp8e4nv": "f8e4m3",
+                "float8_e4m3fn": "f8e4m3", "fp8e5": "f8e5m2", "float8_e5m2": "f8e5m2"}
+
+
+def _dtype_name(dtype) -> str:
+    if isinstance(dtype, type) and issubclass(dtype, np.generic):
+        dtype = np.dtype(dtype)
+    s = str(getattr(dtype, "name", dtype)).replace("torch.", "").replace("tl.", "")
+    return _DTYPE_NAMES.get(s, s)

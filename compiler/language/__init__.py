@@ -13,11 +13,14 @@ from .core import (PointerType as _PointerType, block_ptr, block_type, bool_, bu
                    pointer_type, tensor, tensor_descriptor, uint8, uint16, uint32, uint64)
 from .math import (abs, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin,
                    sqrt, sqrt_rn, umulhi)
-from .reductions import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, reduce, softmax, sum,
-                         xor_sum)
+from .reductions import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, reduce, reduce_or, softmax,
+                         sum, xor_sum)
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn,
                      randn4x, uint_to_uniform_float)
 from .standard import flip, sort, swizzle2d, topk  # noqa: E402
+from .builtins import add, dot_scaled, inline_asm_elementwise, mul, sub  # noqa: E402
+
+from .semantic import MAX_TENSOR_NUMEL as TRITON_MAX_TENSOR_NUMEL  # noqa: E402  (the cap on a block's elements)
 from . import extra  # noqa: F401,E402
 
 print = device_print   # noqa: A001  (tl.print, as in Triton)

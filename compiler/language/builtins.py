@@ -353,3 +353,34 @@ class range:
                  "tt.disallow_acc_multi_buffer": disallow_acc_multi_buffer, "tt.flatten": flatten,
                  "tt.warp_specialize": warp_specialize, "tt.disable_licm": disable_licm}
         self.attrs = {k: _unwrap(v) for k, v in hints.items() if _unwrap(v) not in (None, False)}
+
+
+# --- functional arithmetic, and what MTIA cannot run ------------------------------------------------
+
+@builtin
+def add(x, y, sanitize_overflow=True):
+    """x + y (Triton's functional form; integer overflow wraps here, as on the GPU without the sanitizer)."""
+    return current().add(x, y)
+
+
+@builtin
+def sub(x, y, sanitize_overflow=True):
+    return current().sub(x, y)
+
+
+@builtin
+def mul(x, y, sanitize_overflow=True):
+    return current().mul(x, y)
+
+
+@builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    raise CompileTimeError("tl.inline_asm_elementwise runs GPU (PTX/AMDGCN) assembly, which MTIA cannot execute; "
+                           "write the operation with tl functions (or tl.extra.libdevice)")
+
+
+@builtin
+def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False, lhs_k_pack=True,
+               rhs_k_pack=True, out_dtype=None):
+    raise CompileTimeError("tl.dot_scaled (microscaling mxfp formats) is not supported by the MTIA DPE; "
+                           "dequantize the operands and use tl.dot")

@@ -42,6 +42,16 @@ def xor_sum(input, axis=None, keep_dims=False):
     return s.reduce([x], axis, lambda a, b: [s.xor_(a[0], b[0])], _unwrap(keep_dims))[0]
 
 
+@builtin
+def reduce_or(input, axis, keep_dims=False):
+    """Bitwise or of the elements along `axis` (integers and booleans)."""
+    s = current()
+    x = s.to_tensor(input)
+    if not x.type.scalar.is_int():
+        raise TypeError("reduce_or only supported for integers")
+    return s.reduce([x], axis, lambda a, b: [s.or_(a[0], b[0])], _unwrap(keep_dims))[0]
+
+
 def _promote_for_minmax(x: tensor) -> tensor:
     s = current()
     st = x.type.scalar

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...errors import OutOfResources
 from .util import error_at
 
 SLOT_ALIGN = 64            # bytes; keeps every slot on a DMA burst boundary
@@ -63,4 +64,5 @@ def _too_big(func, sts, budget: int, config: str):
     more = f" and {len(sts) - 6} more" if len(sts) > 6 else ""
     anchor = biggest[0].defined_by if biggest else func
     return error_at(anchor, f"the kernel's tiles need {need} bytes of local store with one slot each, but "
-                            f"{config} has {budget} bytes for them: {rows}{more}. Use smaller block sizes.")
+                            f"{config} has {budget} bytes for them: {rows}{more}. Use smaller block sizes.",
+                    cls=OutOfResources, required=need, limit=budget)

@@ -14,9 +14,9 @@ def erase_dead(module) -> None:
     DeadCodeElimination().run(module)
 
 
-def error_at(op, message: str) -> CompilationError:
-    """A CompilationError pointing at the kernel line `op` came from (with a caret)."""
+def error_at(op, message: str, cls=CompilationError, **extra) -> CompilationError:
+    """A CompilationError (or subclass `cls`) pointing at the kernel line `op` came from (with a caret)."""
     loc = getattr(op, "loc", None)
     if loc is None:
-        return CompilationError(message)
-    return CompilationError(message, loc.file, loc.line, loc.col, linecache.getline(loc.file, loc.line) or None)
+        return cls(message, **extra)
+    return cls(message, loc.file, loc.line, loc.col, linecache.getline(loc.file, loc.line) or None, **extra)
