@@ -120,6 +120,9 @@ class Sram(_Model):
     latency_cycles: int = _f("access latency (cycles)", ge=0)
     line_bytes: int = _f("LLC line size (bytes)", ge=16)
     ways: int = _f("LLC associativity", ge=1, le=64)
+    arbitration: Literal["round_robin", "fifo"] = _f(
+        "how the SRAM serves PEs that want it at once: in turn, burst by burst (round_robin), or whole "
+        "transfers in arrival order (fifo)")
 
     @model_validator(mode="after")
     def _split(self):

@@ -74,7 +74,7 @@ class Machine:
     def _fresh(self) -> None:
         """Per-launch state: time restarts at 0 with idle PEs; memory contents and the LLC persist."""
         self.env = simpy.Environment()
-        self.memsys.new_launch()
+        self.memsys.new_launch(self.env)
         self.pes = [PE(self, i) for i in range(self.cfg.num_pes)]
         self.log: list = []
         self._barrier_count = 0

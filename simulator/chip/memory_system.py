@@ -3,7 +3,8 @@ SRAM (its LLC part caching DRAM lines, its scratch part addressed directly) and 
 
 The NoC is non-blocking (ISCA'25), so it costs latency per hop from the PE to the crossbar at the
 nearer die edge; bandwidth limits are the PE port, the SRAM and each DRAM channel, all shared, so
-PEs contend for them. Reads of DRAM lines that miss the LLC fetch whole lines from their channel
+PEs contend for them. The SRAM's arbiter serves the PEs in turn (`sram.arbitration: round_robin`,
+a `FairLink`) or whole transfers in arrival order (`fifo`, a `Link`). Reads of DRAM lines that miss the LLC fetch whole lines from their channel
 (lines interleave across channels); writes go through to DRAM and update lines already cached.
 """
 from __future__ import annotations
@@ -11,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import simpy
 
 from isa.types import DRAM_BASE
 
 from ..config import Config
+from .fair_link import FairLink
 from .link import Link
 from .llc import LLC
 
@@ -39,13 +42,15 @@ class MemorySystem:
         self.dram_latency = cfg.dram_latency_cycles
         cols = cfg.grid.cols
         self.edge_hops = [min(i % cols + 1, cols - i % cols) for i in range(cfg.num_pes)]
-        self.new_launch()
+        self.env = None
 
-    def new_launch(self) -> None:
-        """Links idle at time 0 and counters at zero; the LLC keeps its lines."""
+    def new_launch(self, env: simpy.Environment) -> None:
+        """Links idle at time 0 (of `env`) and counters at zero; the LLC keeps its lines."""
         cfg = self.cfg
+        self.env = env
         self.ports = [Link(f"pe{i}.fi", cfg.gbps_to_bpc(cfg.pe.dma.gbps)) for i in range(cfg.num_pes)]
-        self.sram = Link("sram", cfg.sram_bpc)
+        self.sram = (FairLink(env, "sram", cfg.sram_bpc) if cfg.sram.arbitration == "round_robin"
+                     else Link("sram", cfg.sram_bpc))
         per_ch = cfg.dram_bpc / cfg.dram.channels
         self.channels = [Link(f"dram{c}", per_ch) for c in range(cfg.dram.channels)]
         self.dram_read = 0
@@ -89,11 +94,15 @@ class MemorySystem:
         ch = self.channel_of(lines * self.line)
         return np.bincount(ch, minlength=len(self.channels)) * self.line
 
-    def transfer(self, now: float, pe: int, acc: Access, write: bool, count_in_port: bool = True) -> float:
-        """Book a transfer between PE `pe` and global memory; return when it completes."""
+    def transfer(self, now: float, pe: int, acc: Access, write: bool) -> simpy.Event:
+        """Start a transfer between PE `pe` and global memory now; the event fires when it completes."""
+        env = self.env
         bus = self.bus_bytes(acc)
-        end = self.ports[pe].reserve(now, bus) if count_in_port else now
-        end = max(end, self.sram.reserve(now, bus))
+        end = self.ports[pe].reserve(now, bus)
+        fair = isinstance(self.sram, FairLink)
+        sram_done = self.sram.start(pe, bus) if fair else None
+        if not fair:
+            end = max(end, self.sram.reserve(now, bus))
         self.sram_bytes += bus
         latency = self.cfg.pe.dma.setup_cycles + 2 * self.edge_hops[pe] * self.cfg.noc.hop_cycles \
             + self.cfg.sram.latency_cycles
@@ -112,9 +121,11 @@ class MemorySystem:
                 dram_end = max(dram_end, self.channels[c].reserve(now, float(per_ch[c])))
             if dram_end > now:
                 end = max(end, dram_end + self.dram_latency)
-        return end + latency
+        if sram_done is None:
+            return env.timeout(end + latency - now)
+        done = env.event()
 
-    def scalar_access(self, now: float, pe: int, addr: int, nbytes: int, write: bool) -> float:
-        """A scalar load/store from the control core: latency dominated; counts its bytes."""
-        acc = Access(np.array([addr], np.int64), nbytes)
-        return self.transfer(now, pe, acc, write)
+        def through_sram(_):        # the other limits are fixed times; the SRAM share was not
+            env.timeout(max(env.now, end) + latency - env.now).callbacks.append(lambda _: done.succeed())
+        sram_done.callbacks.append(through_sram)
+        return done

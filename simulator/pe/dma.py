@@ -59,9 +59,9 @@ class DMA(Engine):
             start = env.now
             if isinstance(cmd.ins, READS_AT_START):
                 pe.run_semantics(cmd)
-            end = start + self.c.setup_cycles if acc is None else mem.transfer(start, pe.index, acc, write)
-            end = max(end, pe.ls_dma_port.reserve(start, ls_bytes(cmd)))
-            cmd.start, cmd.end = start, end
+            landed = env.timeout(self.c.setup_cycles) if acc is None else mem.transfer(start, pe.index, acc, write)
+            ls_end = pe.ls_dma_port.reserve(start, ls_bytes(cmd))
+            cmd.start = start
             if acc is not None:
                 self.bytes += acc.nbytes
                 if write:
@@ -72,11 +72,19 @@ class DMA(Engine):
             self.inflight += 1
             self.commands += 1
             self.current = None
-            env.timeout(end - start).callbacks.append(lambda _, c=cmd: self._finish(c))
+            landed.callbacks.append(lambda _, c=cmd, t=ls_end: self._land(c, t))
             # the engine itself is busy only for descriptor issue; transfers overlap
             yield env.timeout(1)
 
+    def _land(self, cmd, ls_end: float) -> None:
+        """The transfer is through memory; it ends once the local store's DMA port has taken its bytes too."""
+        if ls_end > self.env.now:
+            self.env.timeout(ls_end - self.env.now).callbacks.append(lambda _: self._finish(cmd))
+        else:
+            self._finish(cmd)
+
     def _finish(self, cmd) -> None:
+        cmd.end = self.env.now
         self.inflight -= 1
         if self.inflight == 0:           # busy = time with at least one transfer in flight
             self.busy += self.env.now - self.busy_since
