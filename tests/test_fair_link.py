@@ -1,6 +1,10 @@
 """The round-robin SRAM arbiter (`sram.arbitration: round_robin`, a FairLink): requesters share the
 bandwidth equally, each requester's transfers go in order, no cycle is wasted while anything waits,
-and a lone requester sees exactly the first-come link. Against `fifo` it changes which PE waits."""
+and a lone requester sees exactly the first-come link. Against `fifo` it changes which PE waits.
+
+(At f80335a, round robin made the pinned fifo anomaly of tests/test_properties.py monotone: 2160 ->
+2149 -> 2138 cycles at 1x / 1.5x / 3x the DRAM bandwidth; it shows anomalies of its own when the
+SRAM is starved, up to +2.8% in a search of about 700 such configs.)"""
 import simpy
 import pytest
 
@@ -64,20 +68,3 @@ def test_the_published_figures_do_not_depend_on_the_arbiter(arbitration):
     assert stream.roofline.fraction > 0.99
     gemm = get_workload("gemm")(Machine(cfg, numerics=False), {"M": 1024, "N": 1024, "K": 1024}, False)
     assert gemm.roofline.fraction > 0.85
-
-
-def test_round_robin_removes_the_fifo_anomaly_case():
-    """tests/test_properties.py's ARBITRATION_ANOMALY: with fifo, 1.5x the DRAM bandwidth is slower;
-    with round robin the same case only gets faster. (Round robin has anomalies of its own when the
-    SRAM is starved; the property tests cover the default, fifo.)"""
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_properties import ARBITRATION_ANOMALY, _matmul
-    cycles = {}
-    for arb in ("fifo", "round_robin"):
-        base = load_config("mtia-small", {**ARBITRATION_ANOMALY, "sram.arbitration": arb})
-        cycles[arb] = [_matmul(70, 81, 76, 32, 32, 32, "f16", 0,
-                               cfg=load_config(base, {"dram.bandwidth_gbps": 48.5 * f}))[0].cycles for f in (1, 1.5, 3)]
-    assert cycles["fifo"][1] > cycles["fifo"][0]
-    assert cycles["round_robin"] == sorted(cycles["round_robin"], reverse=True)

@@ -186,8 +186,9 @@ def _dot(g, op: Operation) -> None:
     out = out_tile(g, op)
     cloc = g.plan.loc.get(c)
     if out.mode == "push":
-        if isinstance(cloc, Uniform) and g.is_zero(cloc.value):
-            pass                                          # C = A @ B: the DPE writes fresh
+        if (isinstance(cloc, Uniform) and g.is_zero(cloc.value)) or g.is_zero(c):
+            pass                                          # C = A @ B: the DPE writes fresh (even when the
+                                                          # zero tile also lives in a slot, shared by CSE)
         else:                                             # copy the accumulator, then add in place
             g.e.emit(se.SeMov, out=out, a=g.src(c, op))
             out = Tile(out.cb, "acc", out.dtype, out.shape)
