@@ -83,5 +83,4 @@ class FairLink:
                 self._push(finish + q[0][0], requester)     # its next transfer starts where this ended
             else:
                 del self.queues[requester]
-        self.v = max(self.v, 0.0)
         self._schedule()
