@@ -15,7 +15,7 @@ from . import LibraryKernel
 
 @triton.jit
 def attention_fwd_kernel(Q, K, V, Out, sm_scale, seq_len, stride_head, HEAD_DIM: tl.constexpr,
-                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, EVEN_N: tl.constexpr):
     start_m = tl.program_id(0)
     head = tl.program_id(1)
     base = head * stride_head
@@ -35,12 +35,14 @@ def attention_fwd_kernel(Q, K, V, Out, sm_scale, seq_len, stride_head, HEAD_DIM:
         cols = start_n + offs_n
         k = tl.load(K + base + cols[:, None] * HEAD_DIM + offs_d[None, :], mask=cols[:, None] < seq_len, other=0.0)
         qk = tl.dot(q, tl.trans(k))
-        keep = cols[None, :] < seq_len
-        if CAUSAL:
-            keep = keep & (offs_m[:, None] >= cols[None, :])
-        qk = tl.where(keep, qk * qk_scale, -1.0e6)
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.math.exp2(qk - m_ij[:, None])
+        if CAUSAL or not EVEN_N:                  # only then can a score fall outside the sequence
+            keep = cols[None, :] < seq_len
+            if CAUSAL:
+                keep = keep & (offs_m[:, None] >= cols[None, :])
+            qk = tl.where(keep, qk, -1.0e6)
+        # the scale folds into the exponent (qk_scale > 0, so max(qk * s) = s * max(qk)): one fma
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(tl.fma(qk, qk_scale, -m_ij[:, None]))
         alpha = tl.math.exp2(m_i - m_ij)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
@@ -62,7 +64,7 @@ def attention(q, k, v, causal: bool = False, sm_scale: float | None = None, BLOC
         launch.setdefault("pe_mapping", "zigzag")
     run = attention_fwd_kernel[(triton.cdiv(seq_len, BLOCK_M), heads)](
         q, k, v, out, scale, seq_len, q.strides[0] // q.itemsize, HEAD_DIM=head_dim, BLOCK_M=BLOCK_M,
-        BLOCK_N=BLOCK_N, CAUSAL=causal, **launch)
+        BLOCK_N=BLOCK_N, CAUSAL=causal, EVEN_N=seq_len % BLOCK_N == 0, **launch)
     return (out,), [run]
 
 
