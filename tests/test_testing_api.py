@@ -179,7 +179,7 @@ NOT_OFFERED = {
     "triton.language": {
         "float8e4b15", "float8e4b8", "float8e5b16",        # AMD/legacy fp8 variants the DPE does not take
         "bitonic_merge", "condition", "const", "constexpr_type", "pi32_t", "slice", "tuple", "void",
-        "target_info", "map_elementwise",                  # type-system internals and GPU target queries
+        "target_info",                                     # type-system internals and GPU target queries
     },
     "triton.language.math": {"List", "T", "core", "wraps"},  # module imports, not API
     "triton": {"AsyncCompileMode", "FutureKernel", "InterpreterError", "KernelInterface", "MockTensor",
@@ -263,3 +263,31 @@ def test_a_tile_too_big_for_the_local_store_is_out_of_resources():
     with use_config("mtia-small"), pytest.raises(triton.OutOfResources, match="bytes of local store") as e:
         big_tile_kernel[(1,)](x, BLOCK=1 << 18)
     assert e.value.required > e.value.limit > 0 and e.value.name == "local store"
+
+
+@triton.jit
+def _softsign_clip(x, lo, hi):
+    y = x / (1.0 + tl.abs(x))
+    return tl.minimum(tl.maximum(y, lo), hi), y * y
+
+
+@triton.jit
+def map_kernel(x_ptr, lo_ptr, o1, o2, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    lo = tl.load(lo_ptr + offs)
+    a, b = tl.map_elementwise(_softsign_clip, x, lo, 0.5)
+    tl.store(o1 + offs, a)
+    tl.store(o2 + offs, b)
+
+
+@pytest.mark.parametrize("executor", ["interpreter", "mtia"])
+def test_map_elementwise_applies_a_scalar_function(executor):
+    x = RNG.standard_normal(64).astype(np.float32) * 3
+    lo = np.full(64, -0.25, np.float32)
+    o1, o2 = np.full(64, np.nan, np.float32), np.full(64, np.nan, np.float32)
+    with use_config("mtia-small"):
+        map_kernel[(1,)](x, lo, o1, o2, N=64, executor=executor)
+    y = x / (1 + np.abs(x))
+    np.testing.assert_allclose(o1, np.clip(y, -0.25, 0.5), rtol=1e-6)
+    np.testing.assert_allclose(o2, y * y, rtol=1e-6)

@@ -384,3 +384,18 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
                rhs_k_pack=True, out_dtype=None):
     raise CompileTimeError("tl.dot_scaled (microscaling mxfp formats) is not supported by the MTIA DPE; "
                            "dequantize the operands and use tl.dot")
+
+
+@builtin
+def map_elementwise(scalar_fn, *args, pack=1):
+    """Apply a @jit function of scalars to every element of the (broadcast) arguments. Here the
+    function runs once on whole blocks, so its element-wise work maps onto the SE; a branch on an
+    element's value has to be written with tl.where (an `if` on a block is refused at its line)."""
+    s = current()
+    tensors = [s.to_tensor(a) for a in args]
+    for i, t in enumerate(tensors[1:], 1):            # (`range` here is tl.range)
+        tensors[0], tensors[i] = s.broadcast_pair(tensors[0], t)
+    if tensors[0].type.is_block():
+        shape = tensors[0].type.shape
+        tensors = [s.broadcast_to(t, shape) for t in tensors]
+    return s.codegen.call_function(_unwrap(scalar_fn), tensors, {})
