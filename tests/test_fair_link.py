@@ -68,3 +68,41 @@ def test_the_published_figures_do_not_depend_on_the_arbiter(arbitration):
     assert stream.roofline.fraction > 0.99
     gemm = get_workload("gemm")(Machine(cfg, numerics=False), {"M": 1024, "N": 1024, "K": 1024}, False)
     assert gemm.roofline.fraction > 0.85
+
+
+def _fluid_reference(starts, bpc):
+    """Finish times by stepping from event to event and sharing the bandwidth among the requesters
+    with bytes left (each serves its oldest transfer first): no virtual clock, no heap."""
+    pending = sorted(((t, i, who, float(n)) for i, (t, who, n) in enumerate(starts)), key=lambda e: (e[0], e[1]))
+    queues: dict = {}
+    ends, now = {}, 0.0
+    while pending or any(queues.values()):
+        active = [q for q in queues.values() if q]
+        next_arrival = pending[0][0] if pending else float("inf")
+        if not active:
+            now = next_arrival
+        else:
+            rate = bpc / len(active)
+            soonest = min(q[0][1] for q in active) / rate
+            step = min(soonest, next_arrival - now)
+            for q in active:
+                q[0][1] -= step * rate
+            now += step
+            for q in active:
+                if q[0][1] <= 1e-9:
+                    ends[q.pop(0)[0]] = now
+        while pending and pending[0][0] <= now + 1e-12:
+            t, i, who, n = pending.pop(0)
+            queues.setdefault(who, []).append([i, n])
+    return ends
+
+
+def test_fair_link_matches_a_step_by_step_fluid_model():
+    import random
+    rnd = random.Random(5)
+    for _ in range(40):
+        starts = [(rnd.choice([0, rnd.uniform(0, 300)]), rnd.choice("abcd"), rnd.choice([8, 64, rnd.uniform(1, 900)]))
+                  for _ in range(rnd.randint(1, 14))]
+        ends, _ = _finish_times(starts, bpc=3.0)
+        ref = _fluid_reference(starts, 3.0)
+        assert ends == pytest.approx(ref, rel=1e-9, abs=1e-6), starts
