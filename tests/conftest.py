@@ -1,12 +1,19 @@
-"""Shared test setup. Every simulation any test runs is checked against an independent roofline
-floor: it may never finish faster than its work at the config's peak rates allows."""
+"""Shared test setup.
+
+- Every simulation any test runs is checked against an independent roofline floor: it may never
+  finish faster than its work at the config's peak rates allows.
+- Every kernel any test compiles checks that each printed IR stage parses back to the same text
+  (compiler.runtime.compile.CHECK_ROUNDTRIP).
+"""
 from __future__ import annotations
 
 import pytest
 
+import compiler.runtime.compile as _compile
 from floor import assert_above_floor
 from simulator.machine import Machine
 
+_compile.CHECK_ROUNDTRIP = True
 _run = Machine.run
 
 

@@ -1,7 +1,5 @@
 """Each MTIA backend pass, run on IR text, checked on the IR text it prints (FileCheck style)."""
-import importlib.util
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,10 +15,7 @@ from compiler.errors import CompilationError
 from compiler.ir import parse_module, print_module, verify
 from compiler.ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 
-_fc = importlib.util.spec_from_file_location("filecheck", Path(__file__).parent / "compiler" / "test_ir_filecheck.py")
-_mod = importlib.util.module_from_spec(_fc)
-_fc.loader.exec_module(_mod)
-check_ir = _mod.check_ir
+from filecheck import check_ir
 
 
 def run(text: str, *passes) -> str:

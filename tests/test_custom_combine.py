@@ -5,8 +5,6 @@ other into SE/MLU steps (a halving tree for reduce, Hillis-Steele for scan). The
 adjacent elements like the interpreter's, so even non-associative reduces agree exactly; scans agree
 for associative combines (the last test documents the order for a non-associative one).
 """
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,10 +17,7 @@ from compiler.errors import CompilationError
 from compiler.ir import parse_module, print_module, verify
 from simulator import use_config
 
-_fc = importlib.util.spec_from_file_location("filecheck", Path(__file__).parent / "compiler" / "test_ir_filecheck.py")
-_mod = importlib.util.module_from_spec(_fc)
-_fc.loader.exec_module(_mod)
-check_ir = _mod.check_ir
+from filecheck import check_ir
 
 INT_POISON = -12345
 

@@ -1,7 +1,7 @@
 """The frontend's semantics suites (written against the reference interpreter) pass unchanged when
 every launch runs on the MTIA backend and simulator instead.
 
-They are run in a child pytest with MTIASIM_EXECUTOR=mtia (see tests/compiler/conftest.py), so the
+They are run in a child pytest with MTIASIM_EXECUTOR=mtia (see tests/frontend/conftest.py), so the
 same test code checks both executors. Deselected: float->uint8 casts of negative or too-large
 values, which Triton leaves undefined (the SE saturates like a GPU; numpy wraps).
 """
@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SUITES = ["tests/compiler/test_interp_semantics.py", "tests/compiler/test_interp_kernels.py",
-          "tests/compiler/test_interp_blocks.py"]
+SUITES = ["tests/frontend/test_interp_semantics.py", "tests/frontend/test_interp_kernels.py",
+          "tests/frontend/test_interp_blocks.py"]
 
 
 def test_interpreter_semantics_suites_pass_on_mtia():

@@ -4,7 +4,7 @@ import pytest
 from compiler.ir import (OP_DEFS, Block, Builder, Module, Op, Operation, ParseError, Region, VerifyError,
                          parse_module, parse_type, print_module, verify)
 from compiler.ir import types as T
-from test_ir_filecheck import check_ir
+from filecheck import check_ir
 
 
 def make_kernel():

@@ -6,7 +6,7 @@ import pytest
 from compiler.ir import parse_module, print_module, verify
 from compiler.ir.passes import (PASSES, CommonSubexpressionElimination, ConstantFold, DeadCodeElimination,
                                 pipeline)
-from test_ir_filecheck import check_ir
+from filecheck import check_ir
 
 SRC = """module {
   tt.func @k(%x: ptr<f32>, %n: i32) {

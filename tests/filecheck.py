@@ -1,4 +1,4 @@
-"""A tiny FileCheck for IR text, and its own tests. Other test files import `check_ir` from here.
+"""A tiny FileCheck for IR text: every test that checks printed IR imports `check_ir` from here.
 
 Directives, one per line of `patterns`:
   CHECK: text        the next line at or after the cursor that contains `text`
@@ -8,8 +8,6 @@ Directives, one per line of `patterns`:
 `{{regex}}` inside text matches a regular expression; everything else matches literally.
 """
 import re
-
-import pytest
 
 
 def _compile(pattern: str) -> re.Pattern:
@@ -56,32 +54,3 @@ def _check_nots(lines, nots, start, end, text):
         for i in range(start, end):
             if pat.search(lines[i]):
                 raise AssertionError(f"CHECK-NOT: {src!r} matched line {i + 1}: {lines[i]!r}\n--- input ---\n{text}")
-
-
-TEXT = """a = 1
-b = add a, a
-c = mul b, b
-d = sub c, a"""
-
-
-def test_check_and_next():
-    check_ir(TEXT, """
-        CHECK: add
-        CHECK-NEXT: mul
-        CHECK: sub
-    """)
-
-
-def test_check_regex_and_not():
-    check_ir(TEXT, """
-        CHECK: a = {{[0-9]+}}
-        CHECK-NOT: div
-        CHECK: d =
-    """)
-
-
-@pytest.mark.parametrize("patterns", ["CHECK: div", "CHECK: mul\nCHECK-NEXT: add", "CHECK: a = 1\nCHECK-NOT: mul\nCHECK: sub",
-                                      "CHECK: sub\nCHECK: add"])
-def test_failures_are_reported(patterns):
-    with pytest.raises(AssertionError):
-        check_ir(TEXT, patterns)

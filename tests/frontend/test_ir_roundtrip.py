@@ -1,6 +1,6 @@
 """Printed IR parses back to the same text, for every kernel of the kernel tests and every stage.
 
-(Every compile in this test suite also checks this on the fly: tests/compiler/conftest.py turns on
+(Every compile in this test suite also checks this on the fly: tests/conftest.py turns on
 compiler.runtime.compile.CHECK_ROUNDTRIP. This file does it explicitly, stage by stage.)"""
 import importlib
 import inspect
@@ -12,7 +12,7 @@ import compiler.runtime.compile as compile_module
 from compiler.ir import parse_module, print_module, verify
 from compiler.runtime import JITFunction, use_executor
 
-KERNEL_MODULES = ["test_interp_kernels", "test_frontend_ir", "test_language_random"]
+KERNEL_MODULES = ["frontend.test_interp_kernels", "frontend.test_frontend_ir", "frontend.test_language_random"]
 
 
 def run_all_tests(mod):

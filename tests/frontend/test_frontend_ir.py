@@ -3,7 +3,7 @@ import numpy as np
 
 import compiler as triton
 import compiler.language as tl
-from test_ir_filecheck import check_ir
+from filecheck import check_ir
 
 F32 = np.zeros(64, np.float32)
 
