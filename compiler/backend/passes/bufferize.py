@@ -309,7 +309,7 @@ class _Planner:
         idx = blk.ops.index(op)
         direct = False
         for v in self.plan.storages[sid].values:
-            local = _defined_in(v, blk)
+            local = _defined_in(self.viewed(v, sid), blk)
             for u in v.uses:
                 if u.op is op:
                     direct = direct or local
@@ -320,6 +320,17 @@ class _Planner:
                 if a is None or a is op or blk.ops.index(a) > idx:
                     return False            # read later, or inside op's own regions while it runs
         return direct
+
+    def viewed(self, v: Value, sid: int) -> Value:
+        """The value whose bytes view v shows (v itself when it is no view): a view made inside a
+        loop of a tile from outside it must not let the loop overwrite that tile."""
+        while isinstance(v.owner, Operation) and v.owner.name in (*VIEW_OPS, Op.BROADCAST, Op.TRANS):
+            src = v.owner.operands[0]
+            loc = self.plan.loc.get(src)
+            if not (isinstance(loc, Loc) and loc.sid == sid):
+                break
+            v = src
+        return v
 
     # ---- control flow -----------------------------------------------------------------------
     def loop(self, op: Operation, blk: Block, depth: int) -> None:
