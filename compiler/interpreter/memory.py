@@ -2,7 +2,9 @@
 
 Loads and stores are gathers/scatters by address: each lane's address is located in a buffer
 (binary search over buffer start addresses), checked to lie fully inside it, and its bytes are
-read or written. Masked-off lanes are never touched (so they may hold any address).
+read or written. Masked-off lanes are never touched (so they may hold any address). An address
+outside every buffer is reported against the buffer whose guard zone it fell in (the runtime keeps
+one on each side of every buffer), as the simulator reports it: the array the access ran off.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ class FlatMemory:
         self.buffers = sorted(buffers, key=lambda b: b.address)
         self.starts = np.array([b.address for b in self.buffers], dtype=np.int64)
         self.ends = np.array([b.end for b in self.buffers], dtype=np.int64)
+        self.guards = np.array([b.guard for b in self.buffers], dtype=np.int64)
 
     # --- address resolution ---
     def _locate(self, addrs: np.ndarray, nbytes: int, what: str) -> np.ndarray:
@@ -36,15 +39,16 @@ class FlatMemory:
 
     def _describe(self, addr: int, nbytes: int, idx: int, what: str) -> str:
         msg = f"out-of-bounds {what} of {nbytes} byte(s) at address {addr:#x}"
-        if idx < 0:
-            b = self.buffers[0]
-            return msg + f": below the first array '{b.name}' (which starts at {b.address:#x})"
+        if idx + 1 < len(self.buffers) and (idx < 0 or addr >= self.ends[idx] + self.guards[idx]):
+            idx += 1                                  # in the guard zone before the next buffer
         b = self.buffers[idx]
-        arrays = b.arrays
-        desc = ", ".join(f"{a.size} x {a.dtype}" for a in arrays) if arrays else f"{b.size} bytes"
-        off = addr - b.address
-        return (msg + f": {off - b.size + nbytes} byte(s) past the end of array '{b.name}' "
-                f"([{b.address:#x}, {b.end:#x}), {desc}; byte offset {off})")
+        desc = ", ".join(f"{a.size} x {a.dtype}" for a in b.arrays) if b.arrays else f"{b.size} bytes"
+        where = f"'{b.name}' ([{b.address:#x}, {b.end:#x}), {desc}; byte offset {addr - b.address})"
+        if addr < b.address:
+            return msg + f": starts {b.address - addr} byte(s) before the start of array {where}"
+        if addr >= b.end:
+            return msg + f": starts {addr - b.end} byte(s) past the end of array {where}"
+        return msg + f": runs {addr + nbytes - b.end} byte(s) past the end of array {where}"
 
     def _element_index(self, addrs: np.ndarray, itemsize: int):
         """Fast path: (buffer, element indices) when every address lies in one buffer, aligned to the

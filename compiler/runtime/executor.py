@@ -45,7 +45,9 @@ class KernelArgs:
 
 @dataclass
 class RunRecord:
-    """What a launch did. `cycles`/`seconds` are simulated time (None when the executor has no clock)."""
+    """What a launch did. `cycles`/`seconds` are simulated time (None when the executor has no clock).
+    `numerics`: whether the results were computed (and so written back into the user's arrays);
+    False for a timing-only run (`numerics=False`), which leaves every array as it was."""
     kernel: str
     grid: tuple
     executor: str
@@ -53,6 +55,7 @@ class RunRecord:
     seconds: float | None = None
     wall_seconds: float = 0.0
     programs: int = 0
+    numerics: bool = True
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -141,8 +141,9 @@ class JITFunction:
 
 def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, plan, options, executor,
            commit_results: bool = True):
-    """Run `compiled` on copies of the arrays; copy results back only if the executor succeeds."""
-    buffers, ptrs = pack(arrays, plan)
+    """Run `compiled` on copies of the arrays; copy results back only if the executor succeeds and
+    computed them (a timing-only run, `numerics=False`, leaves the user's arrays as they were)."""
+    buffers, ptrs = pack(arrays, plan, options.extra.get("sram_resident"))
     values = []
     for name in compiled.arg_names:
         v = bound[name]
@@ -154,15 +155,16 @@ def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, pl
         raise e.with_traceback(None) from None
     if getattr(record, "wall_seconds", None) == 0.0:
         record.wall_seconds = time.perf_counter() - start
-    if commit_results:
+    if commit_results and record.numerics:
         commit(buffers)
+    if commit_results:
         for observe in LAUNCH_OBSERVERS:
             observe(compiled, grid3, record)
     return record
 
 
-# Called as observe(compiled, grid, record) after each launch whose results were committed (so not the
-# autotuner's trial runs); `triton.testing.do_bench` times the launches of a function this way.
+# Called as observe(compiled, grid, record) after each launch that was not the autotuner's trial run
+# (timing-only launches included); `triton.testing.do_bench` times the launches of a function this way.
 LAUNCH_OBSERVERS: list = []
 
 

@@ -1,10 +1,13 @@
-"""Host memory for a launch: the user's numpy arrays become device buffers in one flat address space.
+"""Host memory for a launch: the user's numpy arrays become device buffers in the simulated address space.
 
 Each argument array (or group of arrays sharing memory: views of one base overlap) becomes one
-`DeviceBuffer`: a private byte copy placed at a 256-byte aligned base address. Executors read and
-write only these copies; `commit` copies them back into the user's memory after a successful run,
-so a failing launch leaves every user array unchanged. Strided views work because a buffer spans
-every byte between the view's first and last element, exactly as the device would see them.
+`DeviceBuffer`: a private byte copy placed at a 256-byte aligned address of simulated DRAM (or of the
+SRAM scratch, for `sram_resident`), in argument order, with an unmapped guard zone on each side
+(`simulator.memory.global_memory.guard_bytes`), so that a load or store off either end of an array
+faults on both executors instead of reaching its neighbour. Both executors use these addresses.
+Executors read and write only these copies; `commit` copies them back into the user's memory after
+a successful run, so a failing launch leaves every user array unchanged. Strided views work because
+a buffer spans every byte between the view's first and last element, as the device would see them.
 """
 from __future__ import annotations
 
@@ -15,8 +18,9 @@ import numpy as np
 
 from ..ir import types as T
 
-ALIGN = 256
-BASE_ADDRESS = 0x10000      # address 0 stays invalid so that null pointers fault
+from isa.types import DRAM_BASE, SRAM_BASE
+
+REGION_BASE = {"dram": DRAM_BASE, "sram": SRAM_BASE}
 
 
 def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
@@ -43,6 +47,8 @@ class DeviceBuffer:
     data: np.ndarray                         # uint8, the executor's private copy
     arrays: list = field(default_factory=list, repr=False)   # the user's arrays living here
     _host: np.ndarray | None = field(default=None, repr=False)  # view of the user's bytes
+    region: str = "dram"                     # "dram" or "sram" (the SRAM scratch)
+    guard: int = 0                           # unmapped bytes kept before address and after end
 
     @property
     def size(self) -> int:
@@ -92,19 +98,39 @@ def plan_buffers(arrays: dict[str, np.ndarray]) -> BufferPlan:
     return BufferPlan(groups, placement)
 
 
-def pack(arrays: dict[str, np.ndarray], plan: BufferPlan | None = None) -> tuple[list[DeviceBuffer], dict]:
-    """Copy the arrays into device buffers; returns (buffers, {name: PointerArg})."""
+def in_sram(choice, names) -> bool:
+    """`sram_resident=True` keeps every argument array in SRAM scratch (the paper's LLS, for models
+    whose tensors fit on chip); a list/tuple of argument names keeps just those there."""
+    if not choice:
+        return False
+    return choice is True or bool(set(names) & set(choice))
+
+
+def pack(arrays: dict[str, np.ndarray], plan: BufferPlan | None = None,
+         sram_resident=None) -> tuple[list[DeviceBuffer], dict]:
+    """Copy the arrays into device buffers; returns (buffers, {name: PointerArg}). Buffers are placed
+    in argument order (the order of `arrays`), not by host address, which varies run to run: simulated
+    addresses decide LLC sets and DRAM channels, so the same launch must get the same layout."""
+    from simulator.memory.global_memory import ALLOC_ALIGN, guard_bytes
     plan = plan or plan_buffers(arrays)
-    buffers, addr = [], BASE_ADDRESS
-    for lo, hi, names in plan.groups:
+    cursor = dict(REGION_BASE)
+    buffers: dict[int, DeviceBuffer] = {}
+    for name in arrays:
+        gi = plan.placement[name][0]
+        if gi in buffers:
+            continue
+        lo, hi, names = plan.groups[gi]
         host = _raw_bytes(lo, hi)
-        buf = DeviceBuffer("/".join(names), addr, host.copy(), [arrays[n] for n in names], host)
-        buffers.append(buf)
-        addr += (max(buf.size, 1) + ALIGN - 1) // ALIGN * ALIGN + ALIGN   # a gap keeps overruns detectable
+        region = "sram" if in_sram(sram_resident, names) else "dram"
+        guard = guard_bytes(host.size, region)
+        address = cursor[region] + guard
+        cursor[region] = address + (max(host.size, 1) + ALLOC_ALIGN - 1) // ALLOC_ALIGN * ALLOC_ALIGN + guard
+        buffers[gi] = DeviceBuffer("/".join(names), address, host.copy(), [arrays[n] for n in names], host,
+                                   region, guard)
     ptrs = {}
     for n, (gi, off) in plan.placement.items():
         ptrs[n] = PointerArg(buffers[gi], off, T.from_numpy(arrays[n].dtype), arrays[n])
-    return buffers, ptrs
+    return list(buffers.values()), ptrs
 
 
 def commit(buffers: list[DeviceBuffer]) -> None:

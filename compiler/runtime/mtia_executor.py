@@ -2,9 +2,10 @@
 run it on the simulated chip, and return the simulation record.
 
 This is where the compiler and the simulator meet. Each argument buffer is copied into simulated
-DRAM (256-byte aligned, as the backend assumes), the program runs on `simulator.get_config()`, and
-the buffers are copied back only when the run finishes without error; the runtime then commits
-them into the user's arrays. The backend's output is cached per compiled kernel and config, so a
+memory at the address the runtime gave it (256-byte aligned, as the backend assumes, with guard
+zones around it), the program runs on `simulator.get_config()`, and the buffers are copied back only
+when the run finishes without error and computed its results (not in a timing-only run); the runtime
+then commits them into the user's arrays. The backend's output is cached per compiled kernel and config, so a
 second launch with the same specialisation does not compile again.
 """
 from __future__ import annotations
@@ -75,16 +76,6 @@ def mtia_program(compiled, cfg, num_stages: int = 3):
     return hit
 
 
-def _in_sram(choice, buf) -> bool:
-    """`sram_resident=True` keeps every argument array in SRAM scratch (the paper's LLS, for models
-    whose tensors fit on chip); a list/tuple of argument names keeps just those there."""
-    if not choice:
-        return False
-    if choice is True:
-        return True
-    return bool(set(buf.name.split("/")) & set(choice))
-
-
 class MtiaExecutor:
     name = "mtia"
 
@@ -94,40 +85,33 @@ class MtiaExecutor:
     def launch(self, compiled, grid: tuple, args: KernelArgs, options: LaunchOptions) -> MtiaRunRecord:
         from simulator import get_config
         from simulator.machine import Machine
-        cfg = get_config()
-        prog, _ = mtia_program(compiled, cfg, options.num_stages)
         machine = options.extra.get("machine")          # a caller's Machine (a tracer on it, a warm LLC)
         if machine is None:
-            machine = Machine(cfg, numerics=options.extra.get("numerics", self.numerics))
-        else:
-            cfg = machine.cfg
-            prog, _ = mtia_program(compiled, cfg, options.num_stages)
-        allocs = {}
-        # place buffers in argument order: host addresses (which order args.buffers) vary run to run,
-        # and simulated addresses decide LLC sets and DRAM channels, so placement must not
-        ordered = [v.buffer for v in args.values if isinstance(v, PointerArg)] + list(args.buffers)
-        for buf in ordered:
-            if id(buf) in allocs:
-                continue
-            region = "sram" if _in_sram(options.extra.get("sram_resident"), buf) else "dram"
-            allocs[id(buf)] = (buf, machine.gmem.alloc_array(buf.data, buf.name, region))
+            machine = Machine(get_config(), numerics=options.extra.get("numerics", self.numerics))
+        cfg = machine.cfg
+        prog, _ = mtia_program(compiled, cfg, options.num_stages)
         values = {}
         for decl, v in zip(prog.args, args.values):
-            if isinstance(v, PointerArg):
-                values[decl.name] = allocs[id(v.buffer)][1].base + v.offset
-            else:
-                values[decl.name] = v
+            values[decl.name] = v.address if isinstance(v, PointerArg) else v
+        allocs = []
         start = time.perf_counter()
         try:
+            for buf in args.buffers:
+                allocs.append((buf, machine.gmem.alloc(buf.size, buf.name, buf.region, init=buf.data,
+                                                       address=buf.address, guard=buf.guard)))
             rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping)
         except SimError as e:
             raise _user_error(e) from None
-        for buf, alloc in allocs.values():          # the run succeeded: hand the bytes back
-            buf.data[...] = alloc.data[: buf.data.size]
+        finally:        # unmapped, so a caller's Machine runs its next launch at the same addresses
+            for _, alloc in allocs:
+                machine.gmem.free(alloc)
+        if machine.numerics:            # the run succeeded and computed its results: hand the bytes back
+            for buf, alloc in allocs:
+                buf.data[...] = alloc.data[: buf.data.size]
         return MtiaRunRecord(kernel=compiled.name, grid=tuple(grid), executor=self.name, cycles=int(rep.cycles),
                              seconds=rep.seconds, wall_seconds=time.perf_counter() - start,
-                             programs=grid[0] * grid[1] * grid[2], config=cfg.name, roofline=rep.roofline,
-                             utilization=rep.utilization, report=rep)
+                             programs=grid[0] * grid[1] * grid[2], numerics=machine.numerics, config=cfg.name,
+                             roofline=rep.roofline, utilization=rep.utilization, report=rep)
 
 
 register_executor("mtia", MtiaExecutor())

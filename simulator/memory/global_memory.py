@@ -1,8 +1,10 @@
 """Global memory: the byte-addressed DRAM and SRAM-scratch space that kernels' arrays live in.
 
 Only allocated ranges hold data (each a numpy byte array), so a 128 GiB address space costs what the
-arrays cost. Every access is checked against the allocation it starts in: an access that leaves it
-is reported with the array's name, its bounds and the offending address.
+arrays cost. Every array has an unmapped guard zone before and after it (`guard_bytes`), so an access
+that runs off either end of an array lands in nothing rather than in its neighbour. Every access is
+checked: one that leaves its array, or lands in a guard zone, is reported with the name of the array
+whose guard it hit, its bounds and the offending address.
 """
 from __future__ import annotations
 
@@ -16,6 +18,21 @@ from isa.types import DRAM_BASE, SRAM_BASE
 from ..errors import SanitizerError
 
 ALLOC_ALIGN = 256     # bytes; generous so every array starts on a DMA burst and an LLC line
+# Guard zones: as large as the array itself, so that an overrun by up to a whole array length (a grid
+# twice too large, a pointer offset by n) is caught and attributed. DRAM has 64-128 GiB of address
+# space and unmapped bytes cost nothing, so a 64 KiB floor and a 1 GiB cap are cheap there; the SRAM
+# scratch holds only 32-128 MiB, so its guards stop at 64 KiB (two 128x128 f32 tiles of overrun).
+GUARD_BYTES = {"dram": (64 << 10, 1 << 30), "sram": (4 << 10, 64 << 10)}    # (floor, cap) per region
+
+
+def guard_bytes(nbytes: int, region: str) -> int:
+    """The unmapped bytes kept on each side of an array of `nbytes` in `region`."""
+    floor, cap = GUARD_BYTES[region]
+    return min(cap, max(floor, _round_up(nbytes)))
+
+
+def _round_up(n: int) -> int:
+    return (max(int(n), 1) + ALLOC_ALIGN - 1) // ALLOC_ALIGN * ALLOC_ALIGN
 
 
 @dataclass
@@ -25,10 +42,22 @@ class Allocation:
     data: np.ndarray          # uint8, the bytes of the array
     region: str               # "dram" or "sram"
     written: np.ndarray | None = field(default=None, repr=False)   # per-byte "something wrote it"
+    guard: int = 0            # unmapped bytes reserved before base and after end
 
     @property
     def end(self) -> int:
         return self.base + self.data.size
+
+    def relation(self, lo: int, hi: int) -> str:
+        """Where bytes [lo, hi), which are not all inside this array, sit against it (for errors)."""
+        if lo >= self.end:
+            return f"{lo - self.end} bytes past the end of {self.describe()}"
+        if lo < self.base:
+            return f"{self.base - lo} bytes before the start of {self.describe()}"
+        return f"{hi - self.end} bytes past the end of {self.describe()}"
+
+    def holds(self, addr: int) -> bool:
+        return self.base <= addr < self.end
 
     def describe(self) -> str:
         return f"{self.name} [{self.base:#x}, {self.end:#x}) in {self.region.upper()}"
@@ -49,26 +78,44 @@ class GlobalMemory:
 
     # ---- allocation ---------------------------------------------------------------------------
     def alloc(self, nbytes: int, name: str, region: str = "dram", init: np.ndarray | None = None,
-              track_writes: bool = False) -> Allocation:
+              track_writes: bool = False, address: int | None = None, guard: int | None = None) -> Allocation:
+        """Place an array with a guard zone on each side: after the last one, or at `address` (the
+        runtime places launch arguments and device arrays itself, so both executors see one layout)."""
         if region not in self.limits:
             raise ValueError(f"region {region!r} is not 'dram' or 'sram'")
-        base = self.next[region]
-        lo, hi = self.limits[region]
         size = max(int(nbytes), 1)
-        if base + size > hi:
-            raise SanitizerError(f"cannot place {name} ({nbytes} bytes) in {region.upper()}: "
-                                 f"{(hi - base)} of {hi - lo} bytes are left")
+        guard = guard_bytes(size, region) if guard is None else int(guard)
+        base = self.next[region] + guard if address is None else int(address)
+        lo, hi = self.limits[region]
+        if base - guard < lo or base + size + guard > hi:
+            raise SanitizerError(f"cannot place {name} ({nbytes} bytes and {guard}-byte guard zones) at {base:#x} "
+                                 f"in {region.upper()} [{lo:#x}, {hi:#x}): the config's {region.upper()} is too small")
+        i = bisect.bisect(self._bases, base)
+        for j in (i - 1, i):
+            if 0 <= j < len(self.allocs):
+                o = self.allocs[j]
+                if base - guard < o.end + o.guard and o.base - o.guard < base + size + guard:
+                    raise SanitizerError(f"cannot place {name} at {base:#x}: it or its guard zones overlap {o.describe()}")
         data = np.zeros(size, np.uint8)
         if init is not None:
             data[: init.nbytes] = np.ascontiguousarray(init).reshape(-1).view(np.uint8)
-        a = Allocation(name, base, data, region, np.zeros(size, np.bool_) if track_writes else None)
+        a = Allocation(name, base, data, region, np.zeros(size, np.bool_) if track_writes else None, guard)
         if init is not None and a.written is not None:
             a.written[:] = True
-        self.next[region] = base + (size + ALLOC_ALIGN - 1) // ALLOC_ALIGN * ALLOC_ALIGN
-        i = bisect.bisect(self._bases, base)
+        self.next[region] = max(self.next[region], base + _round_up(size) + guard)
         self._bases.insert(i, base)
         self.allocs.insert(i, a)
         return a
+
+    def free(self, a: Allocation) -> None:
+        """Unmap an array (the runtime frees a launch's arguments after it, so a caller's Machine can
+        run the next launch at the same addresses, with its LLC still warm)."""
+        i = bisect.bisect_left(self._bases, a.base)
+        if i == len(self.allocs) or self.allocs[i] is not a:
+            raise ValueError(f"{a.describe()} is not allocated here")
+        del self.allocs[i], self._bases[i]
+        self.next[a.region] = max((o.base + _round_up(o.data.size) + o.guard for o in self.allocs
+                                   if o.region == a.region), default=self.limits[a.region][0])
 
     def alloc_array(self, arr: np.ndarray, name: str, region: str = "dram", track_writes: bool = False) -> Allocation:
         return self.alloc(arr.nbytes, name, region, init=arr, track_writes=track_writes)
@@ -79,6 +126,16 @@ class GlobalMemory:
             return self.allocs[i]
         return None
 
+    def owner(self, addr: int) -> Allocation | None:
+        """The array whose bytes or guard zones hold `addr`: the one an access there ran off."""
+        i = bisect.bisect(self._bases, addr) - 1
+        for j in (i, i + 1):
+            if 0 <= j < len(self.allocs):
+                a = self.allocs[j]
+                if a.base - a.guard <= addr < a.end + a.guard:
+                    return a
+        return None
+
     def region_of(self, addr: int) -> str:
         return "sram" if addr < DRAM_BASE else "dram"
 
@@ -86,14 +143,18 @@ class GlobalMemory:
     def locate(self, lo: int, hi: int, what: str) -> tuple[Allocation, int]:
         """The allocation holding bytes [lo, hi) and lo's offset in it; an error otherwise."""
         a = self.find(lo)
-        if a is not None and hi > a.end:
-            raise SanitizerError(f"{_what(what)}: bytes [{lo:#x}, {hi:#x}) run {hi - a.end} bytes past "
-                                 f"the end of {a.describe()}")
-        if a is None:
-            near = self._nearest(lo)
-            where = f"; the nearest array is {near.describe()}" if near else "; nothing is allocated there"
-            raise SanitizerError(f"{_what(what)}: bytes [{lo:#x}, {hi:#x}) are outside every array{where}")
-        return a, lo - a.base
+        if a is not None and hi <= a.end:
+            return a, lo - a.base
+        raise SanitizerError(f"{_what(what)}: bytes [{lo:#x}, {hi:#x}) {self._off_array(lo, hi)}")
+
+    def _off_array(self, lo: int, hi: int) -> str:
+        """How bytes [lo, hi) miss every array: which array's end or start they ran off, by how much."""
+        a = self.find(lo) or self.owner(lo)
+        if a is not None:
+            return ("run " if a.holds(lo) else "start ") + a.relation(lo, hi)
+        near = self._nearest(lo)
+        return "are outside every array" + (f"; the nearest array is {near.describe()}" if near else
+                                            "; nothing is allocated there")
 
     def _nearest(self, addr: int) -> Allocation | None:
         if not self.allocs:
@@ -142,12 +203,15 @@ class GlobalMemory:
             return a, np.zeros(0, np.int64)
         addr = base + offsets.astype(np.int64) * isz
         lo, hi = int(addr.min()), int(addr.max()) + isz
-        a = self.find(base) or self.find(lo)
+        a = self.find(base) or self.owner(base) or self.find(lo)
         if a is None or lo < a.base or hi > a.end:
-            bad = addr[(addr < (a.base if a else 0)) | (addr + isz > (a.end if a else 0))] if a else addr
+            bad = addr[(addr < a.base) | (addr + isz > a.end)] if a else addr
             first = int(bad.flat[0]) if bad.size else lo
-            near = a or self._nearest(first)
-            where = f"; the array is {near.describe()}" if near else "; nothing is allocated there"
-            raise SanitizerError(f"{_what(what)}: address {first:#x} (element offset "
-                                 f"{(first - base) // isz}) is outside the array{where}")
+            raise SanitizerError(f"{_what(what)}: address {first:#x} (element offset {(first - base) // isz}) "
+                                 f"{self._element_miss(a, first, isz)}")
         return a, addr - a.base
+
+    def _element_miss(self, a: Allocation | None, addr: int, isz: int) -> str:
+        if a is None:
+            return self._off_array(addr, addr + isz)
+        return ("runs " if a.holds(addr) else "is ") + a.relation(addr, addr + isz)
