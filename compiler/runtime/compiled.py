@@ -59,9 +59,18 @@ class CompiledKernel:
     file: str = ""
     stage_texts: dict = field(default_factory=dict)
     metadata: dict = field(default_factory=dict)   # free space for backends (resource use, ...)
+    jit_function: object = field(default=None, repr=False)   # the @jit function it came from
 
     def __post_init__(self):
         self.asm = Stages(self, self.stage_texts)
+
+    def __getitem__(self, grid):
+        """Launch this very specialisation, as Triton's `kernel = fn.warmup(...); kernel[grid](*args)`:
+        the arguments are all of the function's (constexprs too) and must specialise to this kernel."""
+        if self.jit_function is None:
+            raise TypeError(f"{self.name} was compiled from a signature, not from arguments: launch the @jit "
+                            f"function instead")
+        return lambda *args, **kwargs: self.jit_function.run(*args, grid=grid, _expect=self, **kwargs)
 
     @property
     def function(self):

@@ -20,6 +20,9 @@ from .specialize import ConstArg, RuntimeArg, key_part, specialize
 # keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
 LAUNCH_KEYWORDS = ["num_warps", "num_stages", "pe_mapping", "num_ctas", "maxnreg", "enable_fp_fusion",
                    "debug", "executor", "numerics", "sram_resident", "machine"]
+# Triton's own compile options: a kernel parameter of the same name (the fused-softmax tutorial's
+# `num_stages: tl.constexpr`) binds the value and the launch still reads it, as Triton's launcher does
+TRITON_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "debug")
 
 
 def register_launch_keyword(name: str) -> None:
@@ -112,13 +115,14 @@ class JITFunction:
                 compiled = self.compile_specs(specs)
             except CompilationError as e:   # show the user's call, not the compiler's frames
                 raise e.with_traceback(None) from None
+            compiled.jit_function = self
             self.cache[key] = compiled
         return compiled
 
     # --- public entry points ---
     def compile(self, *args, **kwargs) -> CompiledKernel:
         """Compile for these arguments (numpy arrays, numbers, constexpr keywords) without running."""
-        _, kwargs = split_launch_options(kwargs)
+        _, kwargs = split_launch_options(kwargs, self.arg_names)
         bound = self.bind(args, kwargs)
         arrays = {n: v for n, v in bound.items() if isinstance(v, np.ndarray)}
         return self._compiled_for(bound, plan_buffers(arrays))
@@ -126,13 +130,16 @@ class JITFunction:
     def warmup(self, *args, grid=None, **kwargs) -> CompiledKernel:
         return self.compile(*args, **kwargs)
 
-    def run(self, *args, grid, warmup=False, _commit=True, **kwargs):
-        options, kwargs = split_launch_options(kwargs)
+    def run(self, *args, grid, warmup=False, _commit=True, _expect=None, **kwargs):
+        options, kwargs = split_launch_options(kwargs, self.arg_names)
         executor_name = options.extra.pop("executor", None)
         bound = self.bind(args, kwargs)
         arrays = {n: v for n, v in bound.items() if isinstance(v, np.ndarray)}
         plan = plan_buffers(arrays)
         compiled = self._compiled_for(bound, plan)
+        if _expect is not None and compiled is not _expect:
+            raise TypeError(f"these arguments specialise {self.__name__} differently from the compiled kernel "
+                            f"launched ({_expect.constexprs} vs {compiled.constexprs}): launch the @jit function")
         if warmup:
             return compiled
         grid3 = resolve_grid(grid, bound)
@@ -168,9 +175,12 @@ def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, pl
 LAUNCH_OBSERVERS: list = []
 
 
-def split_launch_options(kwargs: dict) -> tuple[ex.LaunchOptions, dict]:
+def split_launch_options(kwargs: dict, params=()) -> tuple[ex.LaunchOptions, dict]:
+    """Launch options and the keywords left for the kernel's parameters. A keyword naming a kernel
+    parameter binds to it; if it is one of Triton's compile options it configures the launch too."""
     rest = dict(kwargs)
-    opts = {k: rest.pop(k) for k in LAUNCH_KEYWORDS if k in rest}
+    opts = {k: rest[k] if k in params else rest.pop(k) for k in LAUNCH_KEYWORDS
+            if k in rest and (k not in params or k in TRITON_OPTIONS)}
     extra = {k: opts.pop(k) for k in list(opts) if k not in ("num_warps", "num_stages", "pe_mapping")}
     return ex.LaunchOptions(**opts, extra=extra), rest
 

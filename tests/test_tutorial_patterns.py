@@ -1,0 +1,77 @@
+"""Patterns of Triton's tutorials that once failed here, each as a small kernel of ours, checked on
+both executors against numpy on random inputs, outputs poisoned with NaN.
+
+- a range defined before a loop and compared inside it for a mask is read again in every iteration:
+  the comparison may not overwrite it in place (the persistent matmul's `offs_k_for_mask` became a
+  mask after the first K step, a silent wrong answer on MTIA; tests/test_wrapped_offsets.py has the
+  arithmetic case);
+- a kernel parameter named like a launch option (`num_stages`) binds to the kernel, and a kernel
+  compiled by `warmup(...)` launches with `compiled[grid](...)` (the fused-softmax tutorial).
+"""
+import numpy as np
+import pytest
+from executors import EXECUTORS, launch
+
+import compiler as triton
+import compiler.language as tl
+
+
+@triton.jit
+def _lanes_masked_in_loop(x_ptr, out_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
+    lanes = tl.arange(0, BLOCK)                    # the persistent matmul's offs_k_for_mask
+    rows = tl.where(lanes < n_rows, lanes, 0)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for i in range(tl.cdiv(n_cols, BLOCK)):
+        offs = i * BLOCK + lanes
+        # the mask compares lanes' view: the comparison must not overwrite lanes
+        acc += tl.load(x_ptr + rows[:, None] * n_cols + offs[None, :], mask=lanes[None, :] < n_cols - i * BLOCK,
+                       other=0.0)
+    tl.store(out_ptr + lanes[:, None] * BLOCK + lanes[None, :], acc, mask=lanes[:, None] < n_rows)
+
+
+def _row_block_sums(x, block):
+    """out[r, c] = sum over column blocks i of x[r, i * block + c] (zero past the last column)."""
+    n_rows, n_cols = x.shape
+    padded = np.zeros((n_rows, -(-n_cols // block) * block), np.float64)
+    padded[:, :n_cols] = x
+    return padded.reshape(n_rows, -1, block).sum(axis=1)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_mask_made_in_a_loop_leaves_the_range_it_compares(executor):
+    rng = np.random.default_rng(2)
+    block, n_rows, n_cols = 16, 16, 40             # the last of three column blocks is partial
+    x = rng.standard_normal((n_rows, n_cols)).astype(np.float32)
+    out = np.full((n_rows, block), np.nan, np.float32)
+    launch(_lanes_masked_in_loop, (1,), x, out, n_rows, n_cols, BLOCK=block, executor=executor)
+    np.testing.assert_allclose(out, _row_block_sums(x, block), rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
+def _scaled_rows(x_ptr, out_ptr, n_rows, n_cols, BLOCK: tl.constexpr, num_stages: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=num_stages):
+        x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols)
+        tl.store(out_ptr + row * n_cols + cols, x * num_stages, mask=cols < n_cols)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_parameter_named_like_a_launch_option_binds_to_the_kernel(executor):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((7, 20)).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    launch(_scaled_rows, (3,), x, out, 7, 20, BLOCK=32, num_stages=3, executor=executor)
+    np.testing.assert_array_equal(out, x * 3)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_warmed_up_kernel_launches_with_all_its_arguments(executor):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((9, 20)).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    kernel = _scaled_rows.warmup(out, x, 9, 20, BLOCK=32, num_stages=2, num_warps=8, grid=(1,))
+    assert kernel.constexprs["num_stages"] == 2
+    launch(kernel, (4, 1, 1), x, out, 9, 20, 32, 2, executor=executor)
+    np.testing.assert_array_equal(out, x * 2)
+    with pytest.raises(TypeError, match="specialise _scaled_rows differently"):
+        kernel[(1,)](x, out, 9, 20, 32, 4)
