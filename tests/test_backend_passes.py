@@ -83,7 +83,7 @@ def test_lower_memory_falls_back_to_a_gather_for_data_dependent_offsets():
     out = run(GATHER, LowerMemory())
     check_ir(out, """
         CHECK: %idx = mtia.load_box %idx_ptr
-        CHECK: %v = mtia.gather %tbl, %idx {has_mask = false, pad = 0} : tensor<64xf32>
+        CHECK: %v = mtia.gather %tbl, %idx {pad = 0} : tensor<64xf32>
         CHECK: mtia.store_box %out, %v
     """)
 

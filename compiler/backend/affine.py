@@ -144,7 +144,6 @@ def _analyze(v: Value, memo) -> Affine | None:
     if not hasattr(op, "name"):          # a block argument (a loop-carried block): unknown
         return None
     name = op.name
-    ops = op.operands
     if name == Op.CONSTANT:
         val = op.attrs.get("value")
         if isinstance(val, int) and not isinstance(val, bool) and t.scalar.is_int():
@@ -153,45 +152,45 @@ def _analyze(v: Value, memo) -> Affine | None:
     if name == Op.MAKE_RANGE:
         return Affine(shape, Poly.const(op.attrs["start"]), (Poly.const(1),))
     if name == Op.SPLAT:
-        s = analyze(ops[0], memo)
+        s = analyze(op.src, memo)
         if s is None:
             return None
         return Affine(shape, s.base, zeros, s.root)
     if name == Op.BROADCAST:
-        s = analyze(ops[0], memo)
+        s = analyze(op.src, memo)
         if s is None:
             return None
-        strides = tuple(st if n == m else ZERO for st, n, m in zip(s.strides, _shape(ops[0]), shape))
+        strides = tuple(st if n == m else ZERO for st, n, m in zip(s.strides, _shape(op.src), shape))
         return Affine(shape, s.base, strides, s.root)
     if name == Op.EXPAND_DIMS:
-        s = analyze(ops[0], memo)
+        s = analyze(op.src, memo)
         if s is None:
             return None
         strides = list(s.strides)
         strides.insert(op.attrs["axis"], ZERO)
         return Affine(shape, s.base, tuple(strides), s.root)
     if name == Op.TRANS:
-        s = analyze(ops[0], memo)
+        s = analyze(op.src, memo)
         if s is None:
             return None
         return Affine(shape, s.base, tuple(s.strides[i] for i in op.attrs["order"]), s.root)
     if name == Op.RESHAPE:
-        s = analyze(ops[0], memo)
-        src = _shape(ops[0])
+        s = analyze(op.src, memo)
+        src = _shape(op.src)
         if s is None or [d for d in src if d != 1] != [d for d in shape if d != 1]:
             return None          # only size-1 dimensions may come and go
         live = iter([st for st, n in zip(s.strides, src) if n != 1])
         return Affine(shape, s.base, tuple(next(live) if n != 1 else ZERO for n in shape), s.root)
     if name == Op.PTR_BITCAST:               # same-size elements (i1 <-> i8): the same addresses
-        s = analyze(ops[0], memo)
-        if s is None or ops[0].type.scalar.element_ty.itemsize != t.scalar.element_ty.itemsize:
+        s = analyze(op.x, memo)
+        if s is None or op.x.type.scalar.element_ty.itemsize != t.scalar.element_ty.itemsize:
             return None
         return Affine(shape, s.base, s.strides, s.root)
     if name in (Op.EXTSI, Op.EXTUI, Op.TRUNCI):
-        s = analyze(ops[0], memo)
+        s = analyze(op.x, memo)
         return None if s is None else Affine(shape, s.base, s.strides, s.root)
     if name in (Op.ADDI, Op.ADDPTR, Op.SUBI):
-        a, b = analyze(ops[0], memo), analyze(ops[1], memo)
+        a, b = (analyze(x, memo) for x in op.operands)
         if a is None or b is None or b.root is not None:
             return None
         if name == Op.SUBI:
@@ -200,7 +199,7 @@ def _analyze(v: Value, memo) -> Affine | None:
             return Affine(shape, a.base - b.base, tuple(x - y for x, y in zip(a.strides, b.strides)))
         return Affine(shape, a.base + b.base, tuple(x + y for x, y in zip(a.strides, b.strides)), a.root)
     if name == Op.MULI:
-        a, b = analyze(ops[0], memo), analyze(ops[1], memo)
+        a, b = (analyze(x, memo) for x in op.operands)
         if a is None or b is None or a.root is not None or b.root is not None:
             return None
         if b.uniform:
@@ -210,7 +209,7 @@ def _analyze(v: Value, memo) -> Affine | None:
         k = a.base
         return Affine(shape, b.base * k, tuple(s * k for s in b.strides))
     if name == Op.SHLI:
-        a, b = analyze(ops[0], memo), analyze(ops[1], memo)
+        a, b = (analyze(x, memo) for x in op.operands)
         if a is None or b is None or not b.uniform or not b.base.is_const or a.root is not None:
             return None
         k = Poly.const(1 << b.base.value)

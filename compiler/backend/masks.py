@@ -42,17 +42,17 @@ def analyze_mask(m: Value) -> BoxMask | None:
     if name == Op.CONSTANT:
         return BoxMask(shape) if op.attrs.get("value") else BoxMask(shape, [Bound(None, Poly.const(0))])
     if name == Op.SPLAT:                 # a scalar condition for the whole block
-        return _scalar_condition(op.operands[0], shape)
+        return _scalar_condition(op.src, shape)
     if name == Op.ANDI:
-        a, b = analyze_mask(op.operands[0]), analyze_mask(op.operands[1])
+        a, b = analyze_mask(op.lhs), analyze_mask(op.rhs)
         if a is None or b is None:
             return None
         return BoxMask(shape, a.bounds + b.bounds)
     if name == Op.BROADCAST:
-        s = analyze_mask(op.operands[0])
+        s = analyze_mask(op.src)
         if s is None:
             return None
-        src = op.operands[0].type.shape
+        src = op.src.type.shape
         out = []
         for b in s.bounds:
             if b.dim is not None and src[b.dim] == 1 and shape[b.dim] != 1:
@@ -61,7 +61,7 @@ def analyze_mask(m: Value) -> BoxMask | None:
                 out.append(b)
         return BoxMask(shape, out)
     if name == Op.EXPAND_DIMS:
-        s = analyze_mask(op.operands[0])
+        s = analyze_mask(op.src)
         if s is None:
             return None
         ax = op.attrs["axis"]
@@ -81,7 +81,7 @@ def _scalar_condition(c: Value, shape) -> BoxMask | None:
 
 def _compare(op, shape) -> BoxMask | None:
     pred = op.attrs["predicate"]
-    a, b = analyze(op.operands[0]), analyze(op.operands[1])
+    a, b = analyze(op.lhs), analyze(op.rhs)
     if a is None or b is None or a.root is not None or b.root is not None:
         return None
     if pred in _LESS:

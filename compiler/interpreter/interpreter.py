@@ -90,10 +90,10 @@ _TERMINATORS = {Op.YIELD, Op.CONDITION, Op.RETURN, Op.REDUCE_RETURN, Op.SCAN_RET
 
 def _for(it: Interpreter, op: Operation):
     env = it.env
-    lb, ub, step = (int(env[v]) for v in op.operands[:3])
-    carried = [env[v] for v in op.operands[3:]]
+    lb, ub, step = (int(env[v]) for v in (op.lower, op.upper, op.step))
+    carried = [env[v] for v in op.inits]
     body = op.body
-    ivt = np_type(op.operands[0].type)
+    ivt = np_type(op.lower.type)
     if step <= 0:
         raise KernelRuntimeError(f"scf.for step must be positive, got {step}")
     for iv in range(lb, ub, step):
@@ -102,7 +102,7 @@ def _for(it: Interpreter, op: Operation):
 
 
 def _if(it: Interpreter, op: Operation):
-    region = op.regions[0] if bool(it.env[op.operands[0]]) else op.regions[1]
+    region = op.regions[0] if bool(it.env[op.cond]) else op.regions[1]
     return it.run_block(region.block)
 
 

@@ -7,7 +7,7 @@ For backend passes, the whole API in a few lines:
     func = module.function()                          # func.body.args are the runtime parameters
     for op in module.walk():                          # pre-order; walk(post_order=True) to erase while walking
         if op.name == Op.LOAD:                        # names live in `Op` (StrEnum-like), also plain strings
-            ptr = op.operand("ptr")                   # named operands from the op's declaration (None if absent)
+            ptr = op.ptr                              # operands by their declared names (None if absent)
             src = ptr.owner                           # the defining Operation (a Block for block arguments)
             users = op.result.users                   # def-use lists: value.uses -> [Use(op, index)]
             op.attrs.get("cache")                     # plain dict of ints/floats/bools/strings/lists

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from .ops import OP_DEFS
 from .types import Type
 
 
@@ -132,10 +133,13 @@ class Operation:
         for i, v in enumerate(self._operands):
             v.uses = [u for u in v.uses if not (u.op is self and u.index == i)]
 
-    def operand(self, name: str) -> Value | None:
-        """The operand declared as `name` in the op's definition (None for an absent optional)."""
-        from .ops import OP_DEFS
-        return OP_DEFS[self.name].named_operand(self, name)
+    def __getattr__(self, attr: str):
+        """The operands by the names the op's declaration gives them: `load.mask` (None when the
+        optional operand is absent), `for_.inits` (a tuple for a variadic)."""
+        d = OP_DEFS.get(self.__dict__.get("name")) if not attr.startswith("_") else None
+        if d is None or attr not in d.operand_kinds:
+            raise AttributeError(f"{self.__dict__.get('name', 'an op')} has no operand or attribute {attr!r}")
+        return d.operand_value(self, attr)
 
     # --- results ---
     @property
@@ -206,14 +210,44 @@ class Operation:
         self.detach()
         anchor.parent.insert_before(anchor, self)
 
+    def clone(self, mapping: dict | None = None) -> "Operation":
+        """A deep copy of this op and everything nested in it. Operands defined outside are looked up
+        in `mapping` (old value -> new value; kept as they are when absent), which the copy extends
+        with its own results and block arguments."""
+        mapping = {} if mapping is None else mapping
+        new = Operation.__new__(type(self))
+        Operation.__init__(new, self.name, [mapping.get(v, v) for v in self.operands],
+                           [r.type for r in self.results], _copy_attrs(self.attrs), loc=self.loc)
+        for old, r in zip(self.results, new.results):
+            r.name_hint = old.name_hint
+            mapping[old] = r
+        for region in self.regions:
+            blocks = []
+            for blk in region.blocks:
+                copy = Block([a.type for a in blk.args], [a.name_hint for a in blk.args])
+                mapping.update(zip(blk.args, copy.args))
+                for op in blk.ops:
+                    copy.append(op.clone(mapping))
+                blocks.append(copy)
+            new.add_region(Region(blocks))
+        return new
+
     @property
     def opdef(self):
-        from .ops import OP_DEFS
         return OP_DEFS[self.name]
 
     def __repr__(self) -> str:
         from .printer import print_op
         return print_op(self).rstrip()
+
+
+def _copy_attrs(value):
+    """Attribute values are plain data: copy lists and dicts so that a clone can change its own."""
+    if isinstance(value, dict):
+        return {k: _copy_attrs(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_attrs(v) for v in value]
+    return value
 
 
 def _is_inside(op: Operation, ancestor: Operation) -> bool:

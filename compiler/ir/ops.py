@@ -154,8 +154,12 @@ class VerifyError(Exception):
 
 @dataclass(frozen=True)
 class OpDef:
-    """What an op is: operand names ("x?" optional, "xs*" variadic), result count (None: any),
-    required attributes, region count, whether it is free of side effects, and its semantics."""
+    """What an op is: operand names, result count (None: any), required attributes, region count,
+    whether it is free of side effects, and its semantics.
+
+    Operand names: "x" one value, "x?" optional (absent ones are trailing), "xs*" any number,
+    "xs*rank" as many as the op's attribute `rank` says. Each name is an accessor on the op:
+    `op.mask` is the value (None when absent), `op.strides` a tuple."""
     name: Op
     doc: str
     operands: tuple[str, ...] = ()
@@ -166,16 +170,61 @@ class OpDef:
     terminator: bool = False
     elementwise: bool = False
     check: Callable | None = field(default=None, repr=False)
+    operand_kinds: dict = field(default=None, init=False, repr=False, compare=False)
 
-    def named_operand(self, op, name: str):
-        ops = op.operands
-        for i, n in enumerate(self.operands):
-            base = n.rstrip("?*")
-            if base == name:
-                if n.endswith("*"):
-                    return ops[i:]
-                return ops[i] if i < len(ops) else None
-        raise KeyError(f"{self.name} has no operand {name!r}")
+    def __post_init__(self):
+        kinds = {}
+        for spec in self.operands:
+            base, star, size = spec.partition("*")
+            kind = ("var", size or None) if star else ("opt", None) if base.endswith("?") else ("one", None)
+            kinds[base.rstrip("?")] = kind
+        unsized = sum(k == ("var", None) for k in kinds.values())
+        if unsized > 1 or (unsized and any(k[0] == "opt" for k in kinds.values())):
+            raise ValueError(f"{self.name}: operands {self.operands} cannot be told apart by position")
+        object.__setattr__(self, "operand_kinds", kinds)
+
+    def operand_segments(self, op) -> dict[str, slice | int | None]:
+        """Where each declared operand sits in `op.operands`: an index (None for an absent optional)
+        or a slice for a variadic. Raises VerifyError when the count cannot match the declaration."""
+        n = len(op.operands)
+        sizes = {}
+        fixed = 0
+        for name, (kind, size_attr) in self.operand_kinds.items():
+            if kind == "one":
+                fixed += 1
+            elif kind == "var" and size_attr is not None:
+                k = op.attrs.get(size_attr)
+                if not isinstance(k, int) or k < 0:
+                    raise VerifyError(f"'{op.name}' op needs an integer attribute '{size_attr}' "
+                                      f"(the count of its {name} operands)")
+                sizes[name] = k
+                fixed += k
+        spare = n - fixed
+        optional = sum(k[0] == "opt" for k in self.operand_kinds.values())
+        unsized = any(k == ("var", None) for k in self.operand_kinds.values())
+        if spare < 0 or (not unsized and spare > optional):
+            raise VerifyError(f"'{op.name}' op has {n} operands; expected {', '.join(self.operands) or 'none'}")
+        out, i = {}, 0
+        for name, (kind, size_attr) in self.operand_kinds.items():
+            if kind == "one":
+                out[name] = i
+                i += 1
+            elif kind == "opt":
+                out[name] = i if spare > 0 else None
+                i += spare > 0
+                spare -= spare > 0
+            else:
+                k = sizes.get(name, spare)
+                out[name] = slice(i, i + k)
+                i += k
+        return out
+
+    def operand_value(self, op, name: str):
+        """The operand declared as `name`: a Value, None (an absent optional) or a tuple (variadic)."""
+        where = self.operand_segments(op)[name]
+        if where is None:
+            return None
+        return op.operands[where]
 
 
 OP_DEFS: dict[str, OpDef] = {}
@@ -212,7 +261,7 @@ def _same_types(kind: str | None = None):
 
 def _cast(src_ok: Callable, dst_ok: Callable, width: Callable | None = None):
     def check(op):
-        s, d = op.operands[0].type, op.result.type
+        s, d = op.x.type, op.result.type
         if s.shape != d.shape:
             _fail(op, f"changes shape {s.ir} -> {d.ir}")
         if not (src_ok(s.scalar) and dst_ok(d.scalar)):
@@ -249,7 +298,7 @@ def _check_cmp(kind):
 
 
 def _check_float_test(op):
-    x = op.operands[0].type
+    x = op.x.type
     if not _is_float(x.scalar) or op.result.type != T.i1.with_shape(x.shape):
         _fail(op, f"needs floats and gives i1 of their shape, got {x.ir} -> {op.result.type.ir}")
 
@@ -267,13 +316,13 @@ def _check_select(op):
 
 
 def _check_splat(op):
-    s, r = op.operands[0].type, op.result.type
+    s, r = op.src.type, op.result.type
     if s.is_block() or not r.is_block() or r.scalar != s:
         _fail(op, f"cannot splat {s.ir} to {r.ir}")
 
 
 def _check_broadcast(op):
-    s, r = op.operands[0].type, op.result.type
+    s, r = op.src.type, op.result.type
     if not s.is_block() or not r.is_block() or s.scalar != r.scalar or len(s.shape) != len(r.shape):
         _fail(op, f"cannot broadcast {s.ir} to {r.ir}")
     for a, b in zip(s.shape, r.shape):
@@ -282,7 +331,7 @@ def _check_broadcast(op):
 
 
 def _check_expand_dims(op):
-    s, r = op.operands[0].type, op.result.type
+    s, r = op.src.type, op.result.type
     shape = list(s.shape)
     shape.insert(op.attrs["axis"], 1)
     if r != T.BlockType(tuple(shape), s.scalar):
@@ -290,13 +339,13 @@ def _check_expand_dims(op):
 
 
 def _check_reshape(op):
-    s, r = op.operands[0].type, op.result.type
+    s, r = op.src.type, op.result.type
     if s.numel != r.numel or s.scalar != r.scalar:
         _fail(op, f"cannot reshape {s.ir} to {r.ir}")
 
 
 def _check_trans(op):
-    s, r = op.operands[0].type, op.result.type
+    s, r = op.src.type, op.result.type
     order = list(op.attrs["order"])
     if sorted(order) != list(range(len(s.shape))) or r != T.BlockType(tuple(s.shape[i] for i in order), s.scalar):
         _fail(op, f"order {order} does not map {s.ir} to {r.ir}")
@@ -309,7 +358,7 @@ def _check_join(op):
 
 
 def _check_split(op):
-    s = op.operands[0].type
+    s = op.src.type
     if not s.shape or s.shape[-1] != 2:
         _fail(op, f"needs a last dimension of 2, got {s.ir}")
     want = s.with_shape(s.shape[:-1])
@@ -326,7 +375,7 @@ def _check_cat(op):
 
 
 def _check_extract_slice(op):
-    s, r = op.operands[0].type, op.result.type
+    s, r = op.src.type, op.result.type
     offs, sizes, strides = op.attrs["offsets"], op.attrs["sizes"], op.attrs["strides"]
     if not (len(offs) == len(sizes) == len(strides) == len(s.shape)) or tuple(sizes) != r.shape:
         _fail(op, f"offsets/sizes/strides do not slice {s.ir} into {r.ir}")
@@ -349,22 +398,22 @@ def _check_addptr(op):
 
 
 def _check_load(op):
-    p = op.operands[0].type
+    p = op.ptr.type
     if not _is_ptr(p.scalar):
         _fail(op, f"needs pointers, got {p.ir}")
     if op.result.type != p.scalar.element_ty.with_shape(p.shape):
         _fail(op, f"result {op.result.type.ir} is not what {p.ir} points to")
-    if len(op.operands) > 1 and op.operands[1].type != T.i1.with_shape(p.shape):
-        _fail(op, f"mask must be i1 of the pointer's shape, got {op.operands[1].type.ir}")
-    if len(op.operands) > 2 and op.operands[2].type != op.result.type:
-        _fail(op, f"other must have the result type, got {op.operands[2].type.ir}")
+    if op.mask is not None and op.mask.type != T.i1.with_shape(p.shape):
+        _fail(op, f"mask must be i1 of the pointer's shape, got {op.mask.type.ir}")
+    if op.other is not None and op.other.type != op.result.type:
+        _fail(op, f"other must have the result type, got {op.other.type.ir}")
 
 
 def _check_store(op):
-    p, v = op.operands[:2]
+    p, v, mask = op.ptr, op.value, op.mask
     if not _is_ptr(p.type.scalar) or v.type.shape != p.type.shape or v.type.scalar != p.type.scalar.element_ty:
         _fail(op, f"cannot store {v.type.ir} through {p.type.ir}")
-    if len(op.operands) > 2 and (op.operands[2].type.scalar != T.i1 or op.operands[2].type.shape != p.type.shape):
+    if mask is not None and (mask.type.scalar != T.i1 or mask.type.shape != p.type.shape):
         _fail(op, "mask must be i1 of the pointer shape")
 
 
@@ -372,7 +421,7 @@ ATOMIC_RMW_OPS = ("add", "fadd", "max", "min", "umax", "umin", "xchg", "and", "o
 
 
 def _check_atomic_rmw(op):
-    p, v = op.operands[:2]
+    p, v = op.ptr, op.val
     if not _is_ptr(p.type.scalar) or v.type.shape != p.type.shape or v.type.scalar != p.type.scalar.element_ty \
             or op.result.type != v.type:
         _fail(op, f"cannot apply to {v.type.ir} through {p.type.ir}")
@@ -392,7 +441,7 @@ def _check_dot(op):
 
 def _check_reduce(op):
     axis = op.attrs["axis"]
-    srcs = op.operands
+    srcs = op.srcs
     shape = srcs[0].type.shape
     if any(s.type.shape != shape for s in srcs) or not 0 <= axis < len(shape):
         _fail(op, f"needs operands of one shape and an axis inside it, got axis {axis}")
@@ -407,8 +456,8 @@ def _check_reduce(op):
 
 def _check_scan(op):
     axis = op.attrs["axis"]
-    shape = op.operands[0].type.shape
-    if not 0 <= axis < len(shape) or [r.type for r in op.results] != [s.type for s in op.operands]:
+    shape = op.srcs[0].type.shape
+    if not 0 <= axis < len(shape) or [r.type for r in op.results] != [s.type for s in op.srcs]:
         _fail(op, "results must match the operands and axis must be inside the shape")
 
 
@@ -429,18 +478,17 @@ def _check_gather(op):
 
 
 def _check_histogram(op):
-    src, r = op.operands[0].type, op.result.type
+    src, r = op.src.type, op.result.type
     if not src.is_block() or len(src.shape) != 1 or not _is_int(src.scalar):
         _fail(op, f"needs a 1-D block of integers, got {src.ir}")
     if not r.is_block() or len(r.shape) != 1 or r.scalar != T.i32:
         _fail(op, f"result must be a 1-D block of i32 (one count per bin), got {r.ir}")
-    if len(op.operands) > 1 and op.operands[1].type != T.i1.with_shape(src.shape):
-        _fail(op, f"mask must be i1 of the input's shape, got {op.operands[1].type.ir}")
+    if op.mask is not None and op.mask.type != T.i1.with_shape(src.shape):
+        _fail(op, f"mask must be i1 of the input's shape, got {op.mask.type.ir}")
 
 
 def _check_for(op):
-    lb, ub, step = op.operands[:3]
-    inits = op.operands[3:]
+    lb, ub, step, inits = op.lower, op.upper, op.step, op.inits
     if not (lb.type == ub.type == step.type) or not _is_int(lb.type) or lb.type.is_block():
         _fail(op, f"bounds must be integer scalars of one type, got {lb.type.ir}, {ub.type.ir}, {step.type.ir}")
     body = op.body
@@ -452,8 +500,8 @@ def _check_for(op):
 
 
 def _check_if(op):
-    if op.operands[0].type != T.i1:
-        _fail(op, f"condition must be i1, got {op.operands[0].type.ir}")
+    if op.cond.type != T.i1:
+        _fail(op, f"condition must be i1, got {op.cond.type.ir}")
     for r in op.regions:
         _check_yield_types(op, r.block, [x.type for x in op.results])
 
@@ -466,7 +514,7 @@ def _check_while(op):
     cond = before.terminator
     if cond is None or cond.name != Op.CONDITION:
         _fail(op, "before region must end with scf.condition")
-    fwd = [v.type for v in cond.operands[1:]]
+    fwd = [v.type for v in cond.values]
     if [a.type for a in after.args] != fwd or [r.type for r in op.results] != fwd:
         _fail(op, "after region arguments and results must match scf.condition's values")
     _check_yield_types(op, after, init_types)
@@ -484,23 +532,23 @@ def _check_yield_types(op, block, types):
 def _check_desc(op):
     desc = op.result.type
     rank = len(desc.block_type.shape)
-    if len(op.operands) != 1 + 2 * rank or not _is_ptr(op.operands[0].type):
+    if len(op.shape_and_strides) != 2 * rank or not _is_ptr(op.base.type):
         _fail(op, f"needs a base pointer and {rank} sizes and {rank} strides")
-    if any(not _is_int(v.type) or v.type.is_block() for v in op.operands[1:]):
+    if any(not _is_int(v.type) or v.type.is_block() for v in op.shape_and_strides):
         _fail(op, "sizes and strides must be integer scalars")
 
 
 def _check_desc_load(op):
-    desc = op.operands[0].type
+    desc = op.desc.type
     if not isinstance(desc, T.TensorDescType) or op.result.type != desc.block_type or \
-            len(op.operands) != 1 + len(desc.block_type.shape):
+            len(op.offsets) != len(desc.block_type.shape):
         _fail(op, "needs a descriptor and one offset per dimension; result is the descriptor's block")
 
 
 def _check_desc_store(op):
-    desc, val = op.operands[:2]
+    desc, val = op.desc, op.value
     if not isinstance(desc.type, T.TensorDescType) or val.type != desc.type.block_type or \
-            len(op.operands) != 2 + len(desc.type.block_type.shape):
+            len(op.offsets) != len(desc.type.block_type.shape):
         _fail(op, "needs a descriptor, a value of its block type and one offset per dimension")
 
 

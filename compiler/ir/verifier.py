@@ -54,12 +54,7 @@ def _verify_op(op: Operation, visible: set) -> None:
         raise VerifyError(f"'{op.name}' op needs {d.results} results, has {len(op.results)}")
     if len(op.regions) != d.regions:
         raise VerifyError(f"'{op.name}' op needs {d.regions} regions, has {len(op.regions)}")
-    fixed = [n for n in d.operands if not n.endswith(("?", "*"))]
-    variadic = any(n.endswith("*") for n in d.operands)
-    optional = sum(n.endswith("?") for n in d.operands)
-    n = len(op.operands)
-    if n < len(fixed) or (not variadic and n > len(fixed) + optional):
-        raise VerifyError(f"'{op.name}' op has {n} operands; expected {', '.join(d.operands) or 'none'}")
+    d.operand_segments(op)                  # raises when the operand count does not fit the declaration
     for a in d.attrs:
         if a not in op.attrs:
             raise VerifyError(f"'{op.name}' op requires attribute '{a}'")

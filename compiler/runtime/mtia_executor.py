@@ -17,8 +17,6 @@ from simulator.errors import DeviceAssertionError as SimDeviceAssertionError
 from simulator.errors import SanitizerError, SimError
 
 from ..errors import DeviceAssertionError, KernelRuntimeError, OutOfBoundsError
-from ..ir.parser import parse_module
-from ..ir.printer import print_module
 from .compiled import register_stage
 from .executor import KernelArgs, LaunchOptions, RunRecord, register_executor
 from .memory import PointerArg
@@ -69,7 +67,7 @@ def mtia_program(compiled, cfg, num_stages: int = 3):
     hit = cache.get(key)
     if hit is None:
         from ..backend.pipeline import compile_to_mtia
-        module = parse_module(print_module(compiled.module, with_locs=True))
+        module = compiled.module.clone()            # the backend rewrites its own copy
         meta = {"source": compiled.file, "constexprs": {k: repr(v) for k, v in compiled.constexprs.items()}}
         hit = cache[key] = compile_to_mtia(module, cfg, num_stages, meta)
         compiled.__dict__["mtia_compiles"] = compiled.__dict__.get("mtia_compiles", 0) + 1

@@ -61,7 +61,7 @@ def test_def_use_navigation_and_rewrites():
     addptr = load.operands[0].owner
     assert addptr.name == "tt.addptr" and addptr.parent_op is loop
     assert [u.op.name for u in x.uses] == ["tt.addptr", "tt.store"]
-    assert load.operand("ptr") is addptr.result and load.operand("mask") is None
+    assert load.ptr is addptr.result and load.mask is None and load.other is None
     # replace the loaded value by a constant, then the load is dead and can be erased
     b = Builder()
     b.set_insertion_point_before(load)

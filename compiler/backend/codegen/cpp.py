@@ -80,7 +80,7 @@ def tile_op(g, op: Operation, start: int) -> None:
 def scalar_op(g, op: Operation) -> None:
     if not op.results:
         if op.name == Op.STORE:
-            g.e.line(f"*{name(g, op.operands[0])} = {name(g, op.operands[1])};")
+            g.e.line(f"*{name(g, op.ptr)} = {name(g, op.value)};")
         return
     r = op.results[0]
     if op.operands and g.regs.get(r) is not None and g.regs.get(r) is g.regs.get(op.operands[0]):
@@ -109,11 +109,11 @@ def scalar_op(g, op: Operation) -> None:
 
 
 def loop_open(g, op: Operation, iv) -> None:
-    lb, ub, step = op.operands[:3]
+    lb, ub, step = op.lower, op.upper, op.step
     i = name(g, op.body.args[0])
     g.e.line(f"for ({ctype(lb.type)} {i} = {name(g, lb)}; {i} < {name(g, ub)}; {i} += {name(g, step)}) {{")
 
 
 def if_open(g, op: Operation) -> None:
-    g.e.line(f"if ({name(g, op.operands[0])}) {{")
+    g.e.line(f"if ({name(g, op.cond)}) {{")
     g.e.indent += 1

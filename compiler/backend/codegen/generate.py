@@ -233,7 +233,7 @@ class Codegen:
             if r in self.plan.fetch:
                 self.fetch(r, self.plan.loc[r].sid, self.plan.loc[r].dtype)
         if op.name == D.TO_SCALAR:
-            src = self.plan.loc[op.operands[0]]
+            src = self.plan.loc[op.src]
             self.fetch(op.results[0], src.sid, src.dtype)
 
     def fetch(self, v: Value, sid: int, dtype: str) -> None:
@@ -266,12 +266,12 @@ class Codegen:
     # ---- control flow -----------------------------------------------------------------------
     def for_(self, op: Operation) -> None:
         e = self.e
-        lb, ub, step = op.operands[:3]
+        lb, ub, step = op.lower, op.upper, op.step
         body = op.body
         iv = self.def_reg(body.args[0])
         e.emit(s.Mv, rd=iv, rs1=self.reg(lb))
         carried = self.plan.carried.get(op, {})
-        for j, (init, arg) in enumerate(zip(op.operands[3:], body.args[1:])):
+        for j, (init, arg) in enumerate(zip(op.inits, body.args[1:])):
             if j in carried:
                 continue
             r = self.def_reg(arg)
@@ -291,7 +291,7 @@ class Codegen:
         for sid, v, mode in self.plan.yield_copies.get(y, []):
             self.fill_or_copy(sid, v, y, mode)
         self.apply_pops(y, start)
-        self.parallel_copy([(self.regs[a], y.operands[j]) for j, a in enumerate(body.args[1:]) if j not in carried])
+        self.parallel_copy([(self.regs[a], y.values[j]) for j, a in enumerate(body.args[1:]) if j not in carried])
         c = self.const_int(step)
         if c is not None:
             e.emit(s.Addi, rd=iv, rs1=iv, imm=c)
@@ -339,7 +339,7 @@ class Codegen:
 
     def if_(self, op: Operation) -> None:
         e = self.e
-        cond = self.reg(op.operands[0])
+        cond = self.reg(op.cond)
         outs = [self.def_reg(r) if not r.type.is_block() else None for r in op.results]
         else_l, end = e.new_label("else"), e.new_label("endif")
         e.emit(s.Beq, rs1=cond, rs2=self.zero(), target=else_l)
@@ -382,14 +382,14 @@ class Codegen:
         e.place(top)
         self.block(before)
         cond = before.terminator
-        for arg, v, res in zip(after.args, cond.operands[1:], op.results):
+        for arg, v, res in zip(after.args, cond.values, op.results):
             if v.type.is_block():
                 continue                          # the carried block stays in its CB
             r = self.def_reg(arg)
             self.copy(r, self.reg(v))
             self.regs[res] = r
-        e.emit(s.Beq, rs1=self.reg(cond.operands[0]), rs2=self.zero(), target=end)
-        e.line(f"if (!{cpp.name(self, cond.operands[0])}) break;")
+        e.emit(s.Beq, rs1=self.reg(cond.cond), rs2=self.zero(), target=end)
+        e.line(f"if (!{cpp.name(self, cond.cond)}) break;")
         self.block(after)
         y = after.terminator
         start = len(e.code)
@@ -406,13 +406,11 @@ class Codegen:
     # ---- scalar memory and printing ---------------------------------------------------------
     def scalar_load(self, op: Operation) -> None:
         e = self.e
-        ptr = op.operands[0]
+        ptr, mask, other = op.ptr, op.mask, op.other
         dt = dtype_of(op.result.type)
         rd = self.def_reg(op.result)
-        mask = op.operands[1] if len(op.operands) > 1 else None
         skip = None
         if mask is not None:
-            other = op.operands[2] if len(op.operands) > 2 else None
             if other is not None:
                 self.copy(rd, self.reg(other))
             else:
@@ -441,12 +439,12 @@ class Codegen:
 
     def scalar_store(self, op: Operation) -> None:
         e = self.e
-        ptr, val = op.operands[:2]
+        ptr, val = op.ptr, op.value
         dt = dtype_of(val.type)
         skip = None
-        if len(op.operands) > 2:
+        if op.mask is not None:
             skip = e.new_label("skipstore")
-            e.emit(s.Beq, rs1=self.reg(op.operands[2]), rs2=self.zero(), target=skip)
+            e.emit(s.Beq, rs1=self.reg(op.mask), rs2=self.zero(), target=skip)
         if op in self.plan.temps:           # f16/bf16/f64: the SE narrows or widens into a slot, a DMA stores it
             sid = self.plan.temps[op]
             e.emit(se.SeFill, out=Tile(sid, "push", dt, (1,)), value=self.reg(val))
@@ -466,7 +464,7 @@ class Codegen:
         program i-1 sends to its own value and sends the partial to i+1; the last one, now holding
         the total, sends it back to every other PE."""
         e = self.e
-        x = op.operands[0]
+        x = op.x
         loc = self.plan.loc[op.results[0]]
         partial, total = self.plan.temps[op]
         t = lambda mode: Tile(loc.sid, mode, loc.dtype, loc.shape)  # noqa: E731
@@ -515,7 +513,7 @@ class Codegen:
 
     def assert_(self, op: Operation) -> None:
         e = self.e
-        cond = op.operands[0]
+        cond = op.cond
         msg = str(op.attrs.get("message", "assertion failed"))
         if op in self.plan.temps:            # a block condition: the RE ands it to one flag
             sid = self.plan.temps[op]

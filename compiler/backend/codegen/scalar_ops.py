@@ -71,7 +71,7 @@ def lower(g, op) -> bool:
             canonicalize(g, rd, t)
         return True
     if name in (Op.MAXUI, Op.MINUI):
-        a, b = g.reg(op.operands[0]), g.reg(op.operands[1])
+        a, b = g.reg(op.lhs), g.reg(op.rhs)
         rd = g.def_reg(op.result)
         lt = e.vreg("x")
         e.emit(s.Sltu, rd=lt, rs1=a, rs2=b)
@@ -85,13 +85,13 @@ def lower(g, op) -> bool:
         rd = g.def_reg(op.result)
         g.select_into(rd, g.reg(c), (g.reg(a), g.reg(b)))
         return True
-    if name in (Op.EXTSI, Op.EXTUI) and g.const_int(op.operands[0]) is None and (
-            (name == Op.EXTSI and op.operands[0].type.is_int_signed()) or
-            (name == Op.EXTUI and (op.operands[0].type.is_int_unsigned() or op.operands[0].type == T.i1))):
-        g.regs[op.result] = g.reg(op.operands[0])      # already canonical in 64 bits: no code
+    if name in (Op.EXTSI, Op.EXTUI) and g.const_int(op.x) is None and (
+            (name == Op.EXTSI and op.x.type.is_int_signed()) or
+            (name == Op.EXTUI and (op.x.type.is_int_unsigned() or op.x.type == T.i1))):
+        g.regs[op.result] = g.reg(op.x)                # already canonical in 64 bits: no code
         return True
     if name in (Op.EXTSI, Op.EXTUI, Op.TRUNCI):
-        src, t = op.operands[0], op.result.type
+        src, t = op.x, op.result.type
         rd = g.def_reg(op.result)
         ra = g.reg(src)
         if name == Op.EXTUI and src.type.is_int_signed() and src.type != T.i1:
@@ -100,7 +100,7 @@ def lower(g, op) -> bool:
         canonicalize(g, rd, t)
         return True
     if name == Op.BITCAST:
-        src, t = op.operands[0], op.result.type
+        src, t = op.x, op.result.type
         rd = g.def_reg(op.result)
         if t.is_floating() and src.type.is_int():
             e.emit(s.FmvWX, fd=rd, rs1=g.reg(src))
@@ -111,11 +111,11 @@ def lower(g, op) -> bool:
             e.emit(s.Mv, rd=rd, rs1=g.reg(src))
             canonicalize(g, rd, t)
         return True
-    if name in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST) and g.const_int(op.operands[0]) is None:
-        g.regs[op.result] = g.reg(op.operands[0])      # the same 64-bit address
+    if name in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST) and g.const_int(op.x) is None:
+        g.regs[op.result] = g.reg(op.x)                # the same 64-bit address
         return True
     if name in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST):
-        e.emit(s.Mv, rd=g.def_reg(op.result), rs1=g.reg(op.operands[0]))
+        e.emit(s.Mv, rd=g.def_reg(op.result), rs1=g.reg(op.x))
         return True
     if name == Op.ADDPTR:
         p, off = op.operands
@@ -152,16 +152,16 @@ def lower(g, op) -> bool:
         t = op.result.type
         z = e.vreg("f")
         e.emit(fop(s.Fli, t), fd=z, imm=0.0)
-        e.emit(fop(s.FsubS, t), fd=g.def_reg(op.result), fs1=z, fs2=g.reg(op.operands[0]))
+        e.emit(fop(s.FsubS, t), fd=g.def_reg(op.result), fs1=z, fs2=g.reg(op.x))
         return True
     if name in (Op.SQRT, Op.PRECISE_SQRT):
-        e.emit(fop(s.FsqrtS, op.result.type), fd=g.def_reg(op.result), fs1=g.reg(op.operands[0]))
+        e.emit(fop(s.FsqrtS, op.result.type), fd=g.def_reg(op.result), fs1=g.reg(op.x))
         return True
     if name == Op.CMPF:
         _cmpf(g, op)
         return True
     if name in (Op.SITOFP, Op.UITOFP):
-        src = op.operands[0]
+        src = op.x
         ra = g.reg(src)
         if name == Op.UITOFP and src.type.is_int_signed() and src.type != T.i1:
             ra = g.zext(ra, src.type)
@@ -169,14 +169,14 @@ def lower(g, op) -> bool:
         return True
     if name in (Op.FPTOSI, Op.FPTOUI):
         rd = g.def_reg(op.result)
-        e.emit(fop(s.FcvtLS, op.operands[0].type), rd=rd, fs1=g.reg(op.operands[0]))
+        e.emit(fop(s.FcvtLS, op.x.type), rd=rd, fs1=g.reg(op.x))
         canonicalize(g, rd, op.result.type)
         return True
     if name == Op.EXTF:
-        e.emit(s.FmvS, fd=g.def_reg(op.result), fs1=g.reg(op.operands[0]))
+        e.emit(s.FmvS, fd=g.def_reg(op.result), fs1=g.reg(op.x))
         return True
-    if name == Op.TRUNCF and op.operands[0].type == T.f64:
-        e.emit(s.FcvtSD, fd=g.def_reg(op.result), fs1=g.reg(op.operands[0]))
+    if name == Op.TRUNCF and op.x.type == T.f64:
+        e.emit(s.FcvtSD, fd=g.def_reg(op.result), fs1=g.reg(op.x))
         return True
     return False
 
@@ -213,7 +213,7 @@ def _cmpi(g, op) -> None:
 def _cmpf(g, op) -> None:
     e = g.e
     pred = op.attrs["predicate"]
-    t = op.operands[0].type
+    t = op.lhs.type
     feq, flt, fle = fop(s.FeqS, t), fop(s.FltS, t), fop(s.FleS, t)
     a, b = (g.reg(v) for v in op.operands)
     rd = g.def_reg(op.result)

@@ -76,19 +76,19 @@ def lower(g, op: Operation) -> bool:
     res = op.results[0] if op.results else None
     if name in (Op.CONSTANT, Op.SPLAT) and res is not None and res in g.plan.fill_at_def:
         e.emit(se.SeFill, out=out_tile(g, op), value=g.scalar_src(op.attrs["value"] if name == Op.CONSTANT
-                                                                   else op.operands[0]))
+                                                                   else op.src))
         return True
     if name in (Op.SPLAT, Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS) and op not in g.plan.inplace:
-        src = g.plan.loc.get(op.operands[0])
+        src = g.plan.loc.get(op.src)
         if isinstance(src, Loc) and g.plan.loc[res].sid == src.sid:
             return True                                   # a view of the source's bytes: no data moves
     if name == Op.SPLAT:
-        e.emit(mlu.MluBcast, out=out_tile(g, op), a=g.tile(op.operands[0], op))
+        e.emit(mlu.MluBcast, out=out_tile(g, op), a=g.tile(op.src, op))
         return True
     if name == D.TO_SCALAR:
         return True                                       # the core reads it (Codegen.fetch_results)
     if name in UNARY:
-        e.emit(UNARY[name], out=out_tile(g, op), a=g.src(op.operands[0], op))
+        e.emit(UNARY[name], out=out_tile(g, op), a=g.src(op.x, op))
         return True
     if name in BINARY:
         dt = _view_dtype(name, dtype_of(res.type))
@@ -101,8 +101,8 @@ def lower(g, op: Operation) -> bool:
         pred = op.attrs["predicate"]
         if pred not in CMP:
             raise g.error(op, f"comparison '{pred}' on blocks is not supported by the MTIA backend")
-        dt = _cmp_view(pred, dtype_of(op.operands[0].type))
-        e.emit(CMP[pred], out=out_tile(g, op), a=g.src(op.operands[0], op, dt), b=g.src(op.operands[1], op, dt))
+        dt = _cmp_view(pred, dtype_of(op.lhs.type))
+        e.emit(CMP[pred], out=out_tile(g, op), a=g.src(op.lhs, op, dt), b=g.src(op.rhs, op, dt))
         return True
     if name == Op.SELECT:
         c, a, b = op.operands
@@ -112,7 +112,7 @@ def lower(g, op: Operation) -> bool:
         e.emit(se.SeFma, out=out_tile(g, op), **{k: g.src(v, op) for k, v in zip("abc", op.operands)})
         return True
     if name in CASTS:
-        src = op.operands[0]
+        src = op.x
         sdt = dtype_of(src.type)
         if name == Op.EXTUI and sdt != "i1":
             sdt = _UNSIGNED.get(sdt, sdt)
@@ -124,7 +124,7 @@ def lower(g, op: Operation) -> bool:
         e.emit(se.SeMov, out=out, a=g.src(src, op, sdt))
         return True
     if name == Op.BITCAST:
-        e.emit(se.SeBitcast, out=out_tile(g, op), a=g.tile(op.operands[0], op))
+        e.emit(se.SeBitcast, out=out_tile(g, op), a=g.tile(op.x, op))
         return True
     if name == Op.MAKE_RANGE:
         e.emit(se.SeIota, out=out_tile(g, op), start=op.attrs["start"])
@@ -140,23 +140,23 @@ def lower(g, op: Operation) -> bool:
         return True
     if name in (Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE):
         # not a view (bufferize decided): materialise the source broadcast to the source's full shape
-        src = op.operands[0]
+        src = op.src
         out = out_tile(g, op)
         full = tile_shape(src.type) if name != Op.BROADCAST else out.shape
         e.emit(mlu.MluBcast, out=Tile(out.cb, out.mode, out.dtype, full), a=g.tile(src, op))
         return True
     if name == Op.TRANS:
-        e.emit(mlu.MluTranspose, out=out_tile(g, op), a=g.tile(op.operands[0], op), perm=tuple(op.attrs["order"]))
+        e.emit(mlu.MluTranspose, out=out_tile(g, op), a=g.tile(op.src, op), perm=tuple(op.attrs["order"]))
         return True
     if name == Op.JOIN:
-        e.emit(mlu.MluJoin, out=out_tile(g, op), a=g.tile(op.operands[0], op), b=g.tile(op.operands[1], op))
+        e.emit(mlu.MluJoin, out=out_tile(g, op), a=g.tile(op.lhs, op), b=g.tile(op.rhs, op))
         return True
     if name == Op.CAT:
-        e.emit(mlu.MluConcat, out=out_tile(g, op), a=g.tile(op.operands[0], op), b=g.tile(op.operands[1], op),
+        e.emit(mlu.MluConcat, out=out_tile(g, op), a=g.tile(op.lhs, op), b=g.tile(op.rhs, op),
                axis=0)
         return True
     if name == Op.SPLIT:
-        src = op.operands[0]
+        src = op.src
         rank = len(src.type.shape)
         for k, r in enumerate(op.results):
             if r in g.plan.loc:
@@ -166,16 +166,15 @@ def lower(g, op: Operation) -> bool:
                        start=(0,) * (rank - 1) + (k,), step=(1,) * (rank - 1) + (2,))
         return True
     if name == "tt.gather":                  # tl.gather(src, index, axis)
-        src, index = op.operands[:2]
-        e.emit(mlu.MluGather, out=out_tile(g, op), a=g.tile(src, op), index=g.tile(index, op),
+        e.emit(mlu.MluGather, out=out_tile(g, op), a=g.tile(op.src, op), index=g.tile(op.index, op),
                axis=op.attrs["axis"])
         return True
     if name == "tt.histogram":               # tl.histogram(x, num_bins[, mask])
-        mask = g.tile(op.operands[1], op) if len(op.operands) > 1 else None
-        e.emit(rei.ReHistogram, out=out_tile(g, op), a=g.tile(op.operands[0], op), mask=mask)
+        mask = g.tile(op.mask, op) if op.mask is not None else None
+        e.emit(rei.ReHistogram, out=out_tile(g, op), a=g.tile(op.src, op), mask=mask)
         return True
     if name == Op.EXTRACT_SLICE:
-        e.emit(mlu.MluSlice, out=out_tile(g, op), a=g.tile(op.operands[0], op),
+        e.emit(mlu.MluSlice, out=out_tile(g, op), a=g.tile(op.src, op),
                start=tuple(op.attrs["offsets"]), step=tuple(op.attrs["strides"]))
         return True
     return _dma(g, op)
@@ -209,9 +208,9 @@ RE_SCANS = ("sum", "prod", "max", "min")
 def combine_kind(op: Operation) -> str | None:
     """What a tt.reduce / tt.scan combine region computes, when the RE runs it: 'sum', 'max', 'argmax', ...
     None for any other combine (the expand-combine pass rewrites those into SE and MLU steps)."""
-    if len(op.operands) == 1:
+    if len(op.srcs) == 1:
         return RE_KINDS.get(patterns.combine_kind(op))
-    if len(op.operands) == 2 and op.name == Op.REDUCE:
+    if len(op.srcs) == 2 and op.name == Op.REDUCE:
         return _arg_extreme(op)
     return None
 
@@ -230,18 +229,20 @@ def _arg_extreme(op: Operation) -> str | None:
     v1, i1, v2, i2 = op.body.args
     rv, ri = op.body.terminator.operands
     sv, si = patterns.defining_op(rv, Op.SELECT), patterns.defining_op(ri, Op.SELECT)
-    if sv is None or si is None or sv.operands[1:] != (v1, v2) or si.operands[1:] != (i1, i2) \
-            or sv.operands[0] is not si.operands[0] or not _is_index(op.operands[1], op.attrs["axis"]):
+    if sv is None or si is None or (sv.true_value, sv.false_value) != (v1, v2) \
+            or (si.true_value, si.false_value) != (i1, i2) or sv.cond is not si.cond \
+            or not _is_index(op.srcs[1], op.attrs["axis"]):
         return None
-    better = sv.operands[0]
+    better = sv.cond
     cmp = _compare(better, v1, v2)
     if cmp is None:                                  # or(v1 > v2, and(v1 == v2, i1 < i2))
         either = patterns.defining_op(better, Op.ORI)
-        for a, b in ((0, 1), (1, 0)) if either is not None else ():
-            both = patterns.defining_op(either.operands[b], Op.ANDI)
-            cmp = _compare(either.operands[a], v1, v2)
+        sides = [(either.lhs, either.rhs), (either.rhs, either.lhs)] if either is not None else []
+        for first, second in sides:
+            both = patterns.defining_op(second, Op.ANDI)
+            cmp = _compare(first, v1, v2)
             if cmp in ("gt", "lt") and both is not None and \
-                    {_compare(both.operands[0], v1, v2), _compare(both.operands[1], i1, i2)} == {"eq", "lt"}:
+                    {_compare(both.lhs, v1, v2), _compare(both.rhs, i1, i2)} == {"eq", "lt"}:
                 return "argmax" if cmp == "gt" else "argmin"
         return None
     return {"gt": "argmax", "ge": "argmax", "lt": "argmin", "le": "argmin"}.get(cmp)
@@ -260,12 +261,12 @@ def _is_index(v, axis: int) -> bool:
     """Whether v is 0, 1, ..., n-1 along `axis` (tl.arange expanded and broadcast to the block)."""
     n = v.type.shape[axis]
     while (o := patterns.defining_op(v, Op.BROADCAST)) is not None:
-        v = o.operands[0]
+        v = o.src
     shape = v.type.shape
     if shape[axis] != n or any(d != 1 for i, d in enumerate(shape) if i != axis):
         return False
     while (o := patterns.defining_op(v)) is not None and o.name in (Op.EXPAND_DIMS, Op.RESHAPE):
-        v = o.operands[0]
+        v = o.src
     r = patterns.defining_op(v, Op.MAKE_RANGE)
     return r is not None and r.attrs["start"] == 0 and r.attrs["end"] == n
 
@@ -276,7 +277,7 @@ def _reduce(g, op: Operation) -> None:
         raise g.error(op, "this tl.reduce combine function is not supported by the MTIA reduction engine "
                           "(it runs sum, prod, max, min, argmax, argmin, and, or, xor)")
     axis = op.attrs["axis"]
-    x = op.operands[0]
+    x = op.srcs[0]
     if kind in ("argmax", "argmin"):
         vals, idx = op.results
         if vals in g.plan.loc:
@@ -293,7 +294,7 @@ def _scan(g, op: Operation) -> None:
     if kind not in RE_SCANS:
         raise g.error(op, "this tl.associative_scan combine function is not supported by the MTIA reduction "
                           "engine (it scans sum, prod, max, min)")
-    g.e.emit(rei.ReScan, out=out_tile(g, op), a=g.tile(op.operands[0], op), op=kind, axis=op.attrs["axis"],
+    g.e.emit(rei.ReScan, out=out_tile(g, op), a=g.tile(op.srcs[0], op), op=kind, axis=op.attrs["axis"],
              reverse=int(bool(op.attrs.get("reverse"))))
 
 
@@ -301,43 +302,34 @@ def _dma(g, op: Operation) -> bool:
     name = op.name
     e = g.e
     if name == D.LOAD_BOX:
-        rank = op.attrs["rank"]
-        ptr, args = op.operands[0], op.operands[1:]
-        strides, valid, rest = args[:rank], args[rank:2 * rank], args[2 * rank:]
         out = out_tile(g, op)
-        pad = op.attrs.get("pad", 0)
-        pad = g.scalar_src(rest[0]) if rest else (float(pad) if not isinstance(pad, bool) else float(pad))
-        e.emit(dma.DmaIn, out_comment(g, op), dst=out, base=g.reg(ptr), strides=g.xlist(strides),
-               valid=g.valid(valid, out.shape), pad=pad, unaligned=int(bool(op.attrs.get("unaligned"))))
+        pad = g.scalar_src(op.other) if op.other is not None else float(op.attrs.get("pad", 0))
+        e.emit(dma.DmaIn, out_comment(g, op), dst=out, base=g.reg(op.ptr), strides=g.xlist(op.strides),
+               valid=g.valid(op.valid, out.shape), pad=pad, unaligned=int(bool(op.attrs.get("unaligned"))))
         return True
     if name == D.STORE_BOX:
-        rank = op.attrs["rank"]
-        ptr, value, args = op.operands[0], op.operands[1], op.operands[2:]
-        src = g.tile(value, op)
-        e.emit(dma.DmaOut, out_comment(g, op), src=src, base=g.reg(ptr), strides=g.xlist(args[:rank]),
-               valid=g.valid(args[rank:], src.shape), unaligned=int(bool(op.attrs.get("unaligned"))))
+        src = g.tile(op.value, op)
+        e.emit(dma.DmaOut, out_comment(g, op), src=src, base=g.reg(op.ptr), strides=g.xlist(op.strides),
+               valid=g.valid(op.valid, src.shape), unaligned=int(bool(op.attrs.get("unaligned"))))
         return True
     if name == D.GATHER:
-        ptr, offs = op.operands[:2]
-        mask = g.tile(op.operands[2], op) if op.attrs.get("has_mask") else None
-        e.emit(dma.DmaGather, dst=out_tile(g, op), base=g.reg(ptr), offsets=g.tile(offs, op), mask=mask,
+        mask = g.tile(op.mask, op) if op.mask is not None else None
+        e.emit(dma.DmaGather, dst=out_tile(g, op), base=g.reg(op.ptr), offsets=g.tile(op.offsets, op), mask=mask,
                pad=float(op.attrs.get("pad", 0) or 0))
         return True
     if name == D.SCATTER:
-        ptr, offs, value = op.operands[:3]
-        mask = g.tile(op.operands[3], op) if op.attrs.get("has_mask") else None
-        e.emit(dma.DmaScatter, src=g.tile(value, op), base=g.reg(ptr), offsets=g.tile(offs, op), mask=mask)
+        mask = g.tile(op.mask, op) if op.mask is not None else None
+        e.emit(dma.DmaScatter, src=g.tile(op.value, op), base=g.reg(op.ptr), offsets=g.tile(op.offsets, op),
+               mask=mask)
         return True
     if name == D.ATOMIC:
-        ptr, offs, value = op.operands[:3]
-        mask = g.tile(op.operands[3], op) if op.attrs.get("has_mask") else None
-        e.emit(dma.DmaAtomic, op=op.attrs["kind"], dst=out_tile(g, op), base=g.reg(ptr), offsets=g.tile(offs, op),
-               val=g.tile(value, op), mask=mask)
+        mask = g.tile(op.mask, op) if op.mask is not None else None
+        e.emit(dma.DmaAtomic, op=op.attrs["kind"], dst=out_tile(g, op), base=g.reg(op.ptr),
+               offsets=g.tile(op.offsets, op), val=g.tile(op.value, op), mask=mask)
         return True
     if name == D.CAS:
-        ptr, offs, cmp, value = op.operands
-        e.emit(dma.DmaCas, dst=out_tile(g, op), base=g.reg(ptr), offsets=g.tile(offs, op), cmp=g.tile(cmp, op),
-               val=g.tile(value, op))
+        e.emit(dma.DmaCas, dst=out_tile(g, op), base=g.reg(op.ptr), offsets=g.tile(op.offsets, op),
+               cmp=g.tile(op.cmp, op), val=g.tile(op.value, op))
         return True
     return False
 

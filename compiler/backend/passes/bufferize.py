@@ -190,7 +190,7 @@ class _Planner:
                     plan.fetch.add(res[0])
             return                                       # scalar code
         if name in (Op.CONSTANT, Op.SPLAT):
-            src = op.attrs["value"] if name == Op.CONSTANT else op.operands[0]
+            src = op.attrs["value"] if name == Op.CONSTANT else op.src
             if name == Op.SPLAT and isinstance(plan.loc.get(src), Loc):
                 if all(is_se(u.op) for u in res[0].uses):
                     self.map(res[0], plan.loc[src])      # a splat of a 0-d tile: the SE broadcasts it
@@ -230,12 +230,11 @@ class _Planner:
         """Scalar work the control core cannot do alone gets a one-element scratch slot: asserting
         a block condition, and scalar loads and stores of f16, bf16 and f64 (converted by the SE)."""
         name = op.name
-        if name == Op.ASSERT and op.operands[0].type.is_block():
+        if name == Op.ASSERT and op.cond.type.is_block():
             dtype, shape = "i1", (1,)
-        elif name == Op.LOAD and not op.operands[0].type.is_block() and dtype_of(op.results[0].type) in WIDE_ONLY:
+        elif name == Op.LOAD and not op.ptr.type.is_block() and dtype_of(op.results[0].type) in WIDE_ONLY:
             dtype, shape = "f32", (1,)          # room for the load and its f32 conversion
-        elif name == Op.STORE and not op.operands[0].type.is_block() and \
-                dtype_of(op.operands[1].type) in WIDE_ONLY:
+        elif name == Op.STORE and not op.ptr.type.is_block() and dtype_of(op.value.type) in WIDE_ONLY:
             dtype, shape = "f32", (1,)
         else:
             return False
@@ -247,7 +246,7 @@ class _Planner:
 
     def view(self, op: Operation, blk: Block, depth: int) -> bool:
         plan = self.plan
-        src = op.operands[0]
+        src = op.src
         sloc = plan.loc.get(src)
         r = op.results[0]
         if isinstance(sloc, Uniform):
@@ -290,7 +289,7 @@ class _Planner:
         self.new_storage(r, blk, depth, "se")
 
     def dot_in_place(self, op: Operation, blk: Block, depth: int) -> bool:
-        acc = op.operands[2]
+        acc = op.c
         loc = self.plan.loc.get(acc)
         r = op.results[0]
         if isinstance(loc, Loc) and not loc.trans and loc.shape == tile_shape(r.type) and \
@@ -335,7 +334,7 @@ class _Planner:
     # ---- control flow -----------------------------------------------------------------------
     def loop(self, op: Operation, blk: Block, depth: int) -> None:
         body = op.body
-        carried = self.carry(op, op.operands[3:], body.args[1:], blk, depth)
+        carried = self.carry(op, op.inits, body.args[1:], blk, depth)
         self.block(body, depth + 1)
         self.yield_into(body.terminator, carried)
         for j, sid in carried.items():
@@ -367,7 +366,7 @@ class _Planner:
     def yield_into(self, y: Operation, carried: dict) -> None:
         copies = []
         for j, sid in carried.items():
-            v = y.operands[j]
+            v = y.values[j]
             loc = self.plan.loc.get(v)
             if not (isinstance(loc, Loc) and loc.sid == sid and loc.shape == tile_shape(v.type)):
                 copies.append((sid, v, "acc"))
@@ -379,7 +378,7 @@ class _Planner:
         carried = self.carry(op, op.operands, before.args, blk, depth)
         self.block(before, depth + 1)
         cond = before.terminator
-        for k, f in enumerate(cond.operands[1:]):
+        for k, f in enumerate(cond.values):
             if not f.type.is_block():
                 continue
             loc = plan.loc.get(f)
@@ -405,7 +404,7 @@ class _Planner:
         for region in op.regions:
             self.block(region.block, depth)
             y = region.block.terminator
-            plan.yield_copies[y] = [(sid, y.operands[j], "push") for j, sid in targets.items()]
+            plan.yield_copies[y] = [(sid, y.values[j], "push") for j, sid in targets.items()]
 
 
 def _block_user(op: Operation) -> bool:

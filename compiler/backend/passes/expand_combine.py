@@ -92,7 +92,7 @@ def _slice(b: Builder, v: Value, axis: int, start: int, count: int, step: int) -
     if src is not None and src.name == Op.CONSTANT:
         return b.constant(src.attrs["value"], t)
     if src is not None and src.name == Op.SPLAT:
-        return b.create1(Op.SPLAT, [src.operands[0]], t)
+        return b.create1(Op.SPLAT, [src.src], t)
     rank = len(shape)
     return b.create1(Op.EXTRACT_SLICE, [v], t, {
         "offsets": [start if d == axis else 0 for d in range(rank)], "sizes": shape,

@@ -100,9 +100,9 @@ def _divisibility(v: Value) -> int:
             c = op.attrs.get("value")
             return abs(c) if isinstance(c, int) and c else 1 << 30
         if op.name == Op.MULI:
-            return min(_divisibility(op.operands[0]) * _divisibility(op.operands[1]), 1 << 30)
+            return min(_divisibility(op.lhs) * _divisibility(op.rhs), 1 << 30)
         if op.name in (Op.EXTSI, Op.EXTUI):
-            return _divisibility(op.operands[0])
+            return _divisibility(op.x)
         return 1
     func = getattr(op, "parent_op", None)      # a function argument: tt.divisibility hint
     if func is not None and func.name == Op.FUNC:
@@ -138,10 +138,10 @@ def _uniform_scalar(v: Value) -> tuple[bool, object]:
         if op.name == Op.CONSTANT:
             return True, op.attrs["value"]
         if op.name == Op.SPLAT:
-            c = constant_value(op.operands[0])
-            return True, op.operands[0] if c is None else c
+            c = constant_value(op.src)
+            return True, op.src if c is None else c
         if op.name == Op.BROADCAST:
-            return _uniform_scalar(op.operands[0])
+            return _uniform_scalar(op.src)
     return False, None
 
 
@@ -179,11 +179,9 @@ def _broadcast_dims(aff: Affine, box: BoxMask) -> list[int]:
 
 
 def _lower_load(op: Operation) -> None:
-    ptr = op.operands[0]
+    ptr, mask, other = op.ptr, op.mask, op.other
     if not ptr.type.is_block():
         return                                            # a scalar load: the control core's
-    mask = op.operands[1] if len(op.operands) > 1 else None
-    other = op.operands[2] if len(op.operands) > 2 else None
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
@@ -214,7 +212,7 @@ def _lower_load(op: Operation) -> None:
         return
     root, offs = split_pointer(b, ptr, op)
     operands = [root, offs]
-    attrs = {"has_mask": mask is not None}
+    attrs = {}
     if mask is not None:
         operands.append(mask)
     if uniform_other and not isinstance(pad, Value):
@@ -228,10 +226,9 @@ def _lower_load(op: Operation) -> None:
 
 
 def _lower_store(op: Operation) -> None:
-    ptr, value = op.operands[0], op.operands[1]
+    ptr, value, mask = op.ptr, op.value, op.mask
     if not ptr.type.is_block():
         return
-    mask = op.operands[2] if len(op.operands) > 2 else None
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
@@ -244,8 +241,7 @@ def _lower_store(op: Operation) -> None:
                  {"rank": len(ptr.type.shape), "unaligned": not _aligned(aff.root, aff.base, isz)})
     else:
         root, offs = split_pointer(b, ptr, op)
-        b.create(D.SCATTER, [root, offs, value] + ([mask] if mask is not None else []), [],
-                 {"has_mask": mask is not None})
+        b.create(D.SCATTER, [root, offs, value] + ([mask] if mask is not None else []), [])
     op.erase()
 
 
@@ -261,21 +257,21 @@ def _lower_atomic(op: Operation) -> None:
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
-    scalar = not op.operands[0].type.is_block()
-    ptr = _scalar_to_block(b, op.operands[0])
+    scalar = not op.ptr.type.is_block()
+    ptr = _scalar_to_block(b, op.ptr)
     if op.name == Op.ATOMIC_CAS:
-        cmp, val = (_scalar_to_block(b, v) for v in op.operands[1:3])
+        cmp, val = _scalar_to_block(b, op.cmp), _scalar_to_block(b, op.val)
         root, offs = split_pointer(b, ptr, op)
         res = b.create1(D.CAS, [root, offs, cmp, val], cmp.type)
     else:
-        val = _scalar_to_block(b, op.operands[1])
-        mask = op.operands[2] if len(op.operands) > 2 else None
+        val = _scalar_to_block(b, op.val)
+        mask = op.mask
         if mask is not None:
             mask = _scalar_to_block(b, mask)
         root, offs = split_pointer(b, ptr, op)
         kind = _RMW[op.attrs["atomic_rmw_op"]]
         res = b.create1(D.ATOMIC, [root, offs, val] + ([mask] if mask is not None else []), val.type,
-                        {"kind": kind, "has_mask": mask is not None})
+                        {"kind": kind})
     if scalar:
         res = b.create1(D.TO_SCALAR, [res], op.result.type)
     op.result.replace_all_uses_with(res)
@@ -289,8 +285,8 @@ def _desc_parts(desc: Value):
     if not hasattr(op, "name") or op.name != Op.MAKE_TENSOR_DESCRIPTOR:
         raise error_at(op if hasattr(op, "loc") else None,
                        "a tensor descriptor must come from tl.make_tensor_descriptor in the same kernel")
-    rank = (len(op.operands) - 1) // 2
-    return op.operands[0], op.operands[1:1 + rank], op.operands[1 + rank:]
+    rank = len(op.shape_and_strides) // 2
+    return op.base, op.shape_and_strides[:rank], op.shape_and_strides[rank:]
 
 
 def _desc_box(b: Builder, desc: Value, offsets) -> tuple[Value, list, list]:
@@ -308,7 +304,7 @@ def _lower_desc_load(op: Operation) -> None:
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
-    ptr, strides, valid = _desc_box(b, op.operands[0], op.operands[1:])
+    ptr, strides, valid = _desc_box(b, op.desc, op.offsets)
     val = b.create1(D.LOAD_BOX, [ptr, *strides, *valid], op.result.type,
                     {"rank": len(strides), "unaligned": True, "pad": 0})
     op.result.replace_all_uses_with(val)
@@ -319,8 +315,8 @@ def _lower_desc_store(op: Operation) -> None:
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
-    ptr, strides, valid = _desc_box(b, op.operands[0], op.operands[2:])
-    b.create(D.STORE_BOX, [ptr, op.operands[1], *strides, *valid], [], {"rank": len(strides), "unaligned": True})
+    ptr, strides, valid = _desc_box(b, op.desc, op.offsets)
+    b.create(D.STORE_BOX, [ptr, op.value, *strides, *valid], [], {"rank": len(strides), "unaligned": True})
     op.erase()
 
 
@@ -351,20 +347,20 @@ def _split(b: Builder, p: Value):
         return None
     name = op.name
     if name == Op.SPLAT:
-        return op.operands[0], None
+        return op.src, None
     if name == Op.ADDPTR:
-        r = _split(b, op.operands[0])
+        r = _split(b, op.ptr)
         if r is None:
             return None
         root, offs = r
-        o = op.operands[1]
+        o = op.offset
         if offs is None:
             return root, o
         if offs.type.scalar != o.type.scalar:
             offs, o = _widen(b, offs), _widen(b, o)
         return root, b.create1(Op.ADDI, [offs, o], offs.type)
     if name in (Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS):
-        r = _split(b, op.operands[0])
+        r = _split(b, op.src)
         if r is None:
             return None
         root, offs = r
@@ -372,7 +368,7 @@ def _split(b: Builder, p: Value):
             return root, None
         return root, b.create1(name, [offs], _offs_type(offs.type.scalar, p.type.shape), dict(op.attrs))
     if name == Op.SELECT:
-        x, y = _split(b, op.operands[1]), _split(b, op.operands[2])
+        x, y = _split(b, op.true_value), _split(b, op.false_value)
         if x is None or y is None or x[0] is not y[0]:
             return None
         shape = p.type.shape
@@ -380,10 +376,10 @@ def _split(b: Builder, p: Value):
         oy = y[1] if y[1] is not None else b.constant(0, _offs_type(T.i32, shape))
         if ox.type != oy.type:
             ox, oy = _widen(b, ox), _widen(b, oy)
-        return x[0], b.create1(Op.SELECT, [op.operands[0], ox, oy], ox.type)
+        return x[0], b.create1(Op.SELECT, [op.cond, ox, oy], ox.type)
     if name == Op.INT_TO_PTR:           # absolute addresses: offsets from address 0
         isz = p.type.scalar.element_ty.itemsize
-        addr = _widen(b, op.operands[0])
+        addr = _widen(b, op.x)
         offs = b.create1(Op.DIVSI, [addr, b.constant(isz, addr.type)], addr.type)
         null = b.create1(Op.INT_TO_PTR, [b.constant(0, T.i64)], p.type.scalar)
         return null, offs

@@ -37,7 +37,7 @@ class MaterializePointers:
 
     def run(self, module) -> None:
         for func in module.functions:
-            if not any(op.name in _MEMORY and op.operands[0].type.is_block() for op in func.walk()):
+            if not any(op.name in _MEMORY and op.ptr.type.is_block() for op in func.walk()):
                 continue
             elem = {}                     # value -> pointee type, remembered before retyping
             for op in func.walk():
@@ -56,25 +56,25 @@ def _rewrite(op: Operation, elem: dict) -> None:
     b.loc = op.loc
     name = op.name
     if name == Op.SPLAT and op.results[0] in elem:
-        addr = b.create1(Op.PTR_TO_INT, [op.operands[0]], T.i64)
+        addr = b.create1(Op.PTR_TO_INT, [op.src], T.i64)
         op.set_operand(0, addr)
     elif name == Op.ADDPTR and op.results[0] in elem:
         isz = elem[op.results[0]].itemsize
-        off = op.operands[1]
+        off = op.offset
         t = _addr_type(off.type)
         if off.type.scalar != T.i64:
             off = b.create1(Op.EXTUI if off.type.scalar.is_int_unsigned() else Op.EXTSI, [off], t)
         if isz != 1:
             off = b.create1(Op.MULI, [off, b.constant(isz, t)], t)
-        new = b.create1(Op.ADDI, [op.operands[0], off], t)
+        new = b.create1(Op.ADDI, [op.ptr, off], t)
         new.name_hint = op.results[0].name_hint
         elem[new] = elem[op.results[0]]          # still an address block, for the ops that read it
         op.results[0].replace_all_uses_with(new)
         op.erase()
-    elif name in (Op.INT_TO_PTR, Op.PTR_TO_INT, Op.PTR_BITCAST) and op.operands[0].type.is_block():
-        op.results[0].replace_all_uses_with(op.operands[0])
+    elif name in (Op.INT_TO_PTR, Op.PTR_TO_INT, Op.PTR_BITCAST) and op.x.type.is_block():
+        op.results[0].replace_all_uses_with(op.x)
         op.erase()
-    elif name in _MEMORY and op.operands[0] in elem:
+    elif name in _MEMORY and op.ptr in elem:
         # the element type is what the access moves (a bitcast pointer may have changed it)
         _memory(b, op, _pointee(op))
     elif name in _RETYPE or name in (Op.FOR, Op.IF, Op.WHILE, Op.YIELD, Op.CONDITION):
@@ -85,37 +85,32 @@ def _rewrite(op: Operation, elem: dict) -> None:
 
 def _pointee(op: Operation):
     if op.name == Op.STORE:
-        return op.operands[1].type.scalar
+        return op.value.type.scalar
     return op.results[0].type.scalar
 
 
 def _memory(b: Builder, op: Operation, pointee) -> None:
     isz = pointee.itemsize
-    addr = op.operands[0]
+    addr = op.ptr
     t = _addr_type(addr.type)
     offs = b.create1(Op.DIVSI, [addr, b.constant(isz, t)], t)     # element index from address 0
     null = b.create1(Op.INT_TO_PTR, [b.constant(0, T.i64)], T.PointerType(pointee))
     name = op.name
     if name == Op.LOAD:
-        mask = op.operands[1] if len(op.operands) > 1 else None
-        other = op.operands[2] if len(op.operands) > 2 else None
-        val = b.create1(D.GATHER, [null, offs] + ([mask] if mask is not None else []), op.result.type,
-                        {"has_mask": mask is not None, "pad": 0})
+        mask, other = op.mask, op.other
+        val = b.create1(D.GATHER, [null, offs] + ([mask] if mask is not None else []), op.result.type, {"pad": 0})
         if other is not None:
             val = b.create1(Op.SELECT, [mask, val, other], op.result.type)
         val.name_hint = op.result.name_hint
         op.result.replace_all_uses_with(val)
     elif name == Op.STORE:
-        mask = op.operands[2] if len(op.operands) > 2 else None
-        b.create(D.SCATTER, [null, offs, op.operands[1]] + ([mask] if mask is not None else []), [],
-                 {"has_mask": mask is not None})
+        b.create(D.SCATTER, [null, offs, op.value] + ([op.mask] if op.mask is not None else []), [])
     elif name == Op.ATOMIC_RMW:
         from .lower_memory import _RMW
-        mask = op.operands[2] if len(op.operands) > 2 else None
-        val = b.create1(D.ATOMIC, [null, offs, op.operands[1]] + ([mask] if mask is not None else []),
-                        op.result.type, {"kind": _RMW[op.attrs["atomic_rmw_op"]], "has_mask": mask is not None})
+        val = b.create1(D.ATOMIC, [null, offs, op.val] + ([op.mask] if op.mask is not None else []),
+                        op.result.type, {"kind": _RMW[op.attrs["atomic_rmw_op"]]})
         op.result.replace_all_uses_with(val)
     else:
-        val = b.create1(D.CAS, [null, offs, op.operands[1], op.operands[2]], op.result.type)
+        val = b.create1(D.CAS, [null, offs, op.cmp, op.val], op.result.type)
         op.result.replace_all_uses_with(val)
     op.erase()

@@ -82,7 +82,7 @@ def _rebuild(b: Builder, scalar: Value, pattern: Value | None, block_t) -> Value
 
 def _scalarize(loop: Operation) -> None:
     body = loop.body
-    inits = list(loop.operands[3:])
+    inits = list(loop.inits)
     args = body.args[1:]
     yield_op = body.terminator
     plans = {}
@@ -93,7 +93,7 @@ def _scalarize(loop: Operation) -> None:
         aff = analyze(init)
         if aff is None or (t.scalar.is_ptr() and aff.root is None):
             continue
-        d = _delta(arg, yield_op.operands[j])
+        d = _delta(arg, yield_op.values[j])
         if d is not None:
             plans[j] = (aff, d)
     if not plans:
@@ -107,7 +107,7 @@ def _scalarize(loop: Operation) -> None:
         patterns[j] = _pattern(b, aff)
     # the new loop: same body region, scalar iter_args where planned
     types = [v.type for v in new_inits]
-    new = Operation(Op.FOR, list(loop.operands[:3]) + new_inits, types, dict(loop.attrs), loc=loop.loc)
+    new = Operation(Op.FOR, [loop.lower, loop.upper, loop.step] + new_inits, types, dict(loop.attrs), loc=loop.loc)
     region = loop.regions[0]
     loop.regions.clear()
     new.add_region(region)
