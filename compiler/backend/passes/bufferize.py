@@ -324,7 +324,7 @@ class _Planner:
         """The value whose bytes view v shows (v itself when it is no view): a view made inside a
         loop of a tile from outside it must not let the loop overwrite that tile."""
         while isinstance(v.owner, Operation) and v.owner.name in (*VIEW_OPS, Op.BROADCAST, Op.TRANS):
-            src = v.owner.operands[0]
+            src = v.owner.src
             loc = self.plan.loc.get(src)
             if not (isinstance(loc, Loc) and loc.sid == sid):
                 break
