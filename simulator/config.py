@@ -15,22 +15,55 @@ import math
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from isa.errors import bounded_repr
+from isa.types import DRAM_BASE, LS_BASE, SRAM_BASE
+
 from .errors import ConfigError
+from .user_yaml import MAX_CHARS, load_yaml
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 DEFAULT_CONFIG = "mtia-2i"
 
 
+# What the model itself keeps in host memory is bounded, so that a config the validator accepts is one
+# this simulator can hold: each PE's local store is a byte array with a byte map of what was written
+# (the sanitizer), and the LLC keeps a tag and an LRU stamp (16 bytes) per line. 2 GiB for each leaves
+# room for the kernels' own arrays and a second simulation (a sweep worker, a test) on a 24 GiB machine.
+STATE_BUDGET_BYTES = 2 << 30
+LLC_BYTES_PER_LINE = 16
+DPE_DTYPES = ("f16", "bf16", "f32", "i8", "u8", "f8e4m3", "f8e5m2", "f64")
+VECTOR_DTYPES = ("i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64")   # vector_core.rate_name's keys
+
+
 class _Model(BaseModel):
-    # allow_inf_nan=False: an infinite bandwidth or a NaN latency is not hardware
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    # allow_inf_nan=False: an infinite bandwidth or a NaN latency is not hardware.
+    # strict: `clock_ghz: true` or `rows: "8"` is a mistake to report, not a value to convert
+    # (an integer is still a valid float: `gbps: 2700`)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
 
 
-def _f(description: str, **bounds) -> Any:
-    return Field(..., description=description, **bounds)
+def _f(description: str, why: str | None = None, **bounds) -> Any:
+    """A required field; `why` says where its bounds come from (printed with a value out of them)."""
+    return Field(..., description=description, json_schema_extra={"why": why} if why else None, **bounds)
+
+
+class FieldValueError(ValueError):
+    """A value that breaks a rule across fields, raised by a model validator: `key` is the field
+    (dotted, relative to the model) the error message is about."""
+
+    def __init__(self, key: str, value: Any, message: str):
+        self.key, self.value = key, value
+        super().__init__(message)
+
+
+def _dtype_rates(field: str, rates: dict[str, int], known: tuple[str, ...]) -> None:
+    for k, v in rates.items():
+        if k not in known:
+            raise FieldValueError(f"{field}.{k}", v, f"unknown dtype {bounded_repr(k)} (known: {', '.join(known)})")
+        if v < 1:
+            raise FieldValueError(f"{field}.{k}", v, "must be >= 1")
 
 
 class Grid(_Model):
@@ -56,11 +89,7 @@ class Dpe(_Model):
 
     @model_validator(mode="after")
     def _dtypes(self):
-        for k, v in self.macs_per_cycle.items():
-            if k not in ("f16", "bf16", "f32", "i8", "u8", "f8e4m3", "f8e5m2", "f64"):
-                raise ValueError(f"macs_per_cycle: unknown dtype {k!r}")
-            if v < 1:
-                raise ValueError(f"macs_per_cycle.{k} = {v}: must be >= 1")
+        _dtype_rates("macs_per_cycle", self.macs_per_cycle, DPE_DTYPES)
         return self
 
 
@@ -86,6 +115,14 @@ class Vector(_Model):
     ops_per_cycle: dict[str, int] = _f("element operations per cycle by element width name (i8/f16/f32/...)")
     load_cycles: int = _f("latency of a vector load/store to the local store (cycles)", ge=0)
 
+    @model_validator(mode="after")
+    def _rates(self):
+        if self.vlen_bits % 64:
+            raise FieldValueError("vlen_bits", self.vlen_bits, "must be a multiple of 64 so that every element "
+                                  "width fills a register exactly")
+        _dtype_rates("ops_per_cycle", self.ops_per_cycle, VECTOR_DTYPES)
+        return self
+
 
 class Dma(_Model):
     gbps: float = _f("fabric-interface (DMA to NoC) bandwidth per PE (GB/s)", gt=0)
@@ -96,7 +133,8 @@ class Dma(_Model):
 
 
 class Pe(_Model):
-    local_store_kib: int = _f("local store per PE (KiB)", ge=1, le=1 << 20)
+    local_store_kib: int = _f("local store per PE (KiB)", ge=1, le=(SRAM_BASE - LS_BASE) >> 10,
+                              why="a PE's address map gives the local store [0, 1 GiB)")
     local_store_gbps: float = _f("local store bandwidth, reads plus writes (GB/s)", gt=0)
     queue_depth: int = _f("commands each engine's queue in the command processor holds", ge=1, le=4096)
     scalar: ScalarCore
@@ -127,11 +165,26 @@ class Sram(_Model):
     @model_validator(mode="after")
     def _split(self):
         if self.llc_mib > self.size_mib:
-            raise ValueError(f"llc_mib = {self.llc_mib}: must be <= size_mib ({self.size_mib})")
+            raise FieldValueError("llc_mib", self.llc_mib, f"must be <= size_mib ({self.size_mib})")
         if self.llc_mib % self.unit_mib:
-            raise ValueError(f"llc_mib = {self.llc_mib}: must be a multiple of unit_mib ({self.unit_mib})")
+            raise FieldValueError("llc_mib", self.llc_mib, f"must be a multiple of unit_mib ({self.unit_mib})")
         if self.line_bytes & (self.line_bytes - 1):
-            raise ValueError(f"line_bytes = {self.line_bytes}: must be a power of two")
+            raise FieldValueError("line_bytes", self.line_bytes, "must be a power of two")
+        scratch_window_mib = (DRAM_BASE - SRAM_BASE) >> 20
+        if self.size_mib - self.llc_mib > scratch_window_mib:
+            raise FieldValueError(
+                "size_mib", self.size_mib,
+                f"leaves {self.size_mib - self.llc_mib:,} MiB of scratch beside the {self.llc_mib:,} MiB LLC, but the "
+                f"address map gives the scratch [{SRAM_BASE:#x}, {DRAM_BASE:#x}): allowed: size_mib - llc_mib <= "
+                f"{scratch_window_mib:,}")
+        lines = (self.llc_mib << 20) // self.line_bytes
+        if lines * LLC_BYTES_PER_LINE > STATE_BUDGET_BYTES:
+            most = STATE_BUDGET_BYTES // LLC_BYTES_PER_LINE * self.line_bytes >> 20
+            raise FieldValueError(
+                "llc_mib", self.llc_mib,
+                f"an LLC of {lines:,} lines of {self.line_bytes} B takes {_gib(lines * LLC_BYTES_PER_LINE)} of "
+                f"host memory for its tags ({LLC_BYTES_PER_LINE} B a line), over the {_gib(STATE_BUDGET_BYTES)} "
+                f"this simulator allows: allowed with line_bytes {self.line_bytes}: llc_mib <= {most:,}")
         return self
 
 
@@ -142,7 +195,8 @@ class Dram(_Model):
     channel_hash: Literal["linear", "xor"] = _f("how granules map to channels: in turn, or XOR-folding the "
                                                  "higher address bits in so power-of-two strides spread")
     latency_ns: float = _f("access latency (ns)", ge=0)
-    capacity_gib: int = _f("capacity (GiB)", ge=1)
+    capacity_gib: int = _f("capacity (GiB)", ge=1, le=1 << 20,
+                           why="1 PiB; arrays are stored sparsely, so only the address space bounds it")
 
 
 class Config(_Model):
@@ -153,6 +207,18 @@ class Config(_Model):
     noc: Noc
     sram: Sram
     dram: Dram
+
+    @model_validator(mode="after")
+    def _fits_in_host_memory(self):
+        ls_state = self.num_pes * self.ls_bytes * 2          # the bytes and the sanitizer's written-byte map
+        if ls_state > STATE_BUDGET_BYTES:
+            most = STATE_BUDGET_BYTES // (2 * self.num_pes) >> 10
+            raise FieldValueError(
+                "pe.local_store_kib", self.pe.local_store_kib,
+                f"{self.num_pes} PEs x {self.pe.local_store_kib:,} KiB of local store (and the sanitizer's map "
+                f"of written bytes) take {_gib(ls_state)} of host memory, over the {_gib(STATE_BUDGET_BYTES)} this "
+                f"simulator allows: allowed with {self.num_pes} PEs: local_store_kib <= {most:,}")
+        return self
 
     # ---- derived per-cycle budgets ------------------------------------------------------------
     @property
@@ -196,6 +262,10 @@ class Config(_Model):
         }
 
 
+def _gib(nbytes: int) -> str:
+    return f"{nbytes / (1 << 30):,.3g} GiB"
+
+
 # ---- loading -----------------------------------------------------------------------------------
 
 def _is_file(p: Path) -> bool:
@@ -207,7 +277,7 @@ def _is_file(p: Path) -> bool:
 
 def _resolve_path(name: str | Path) -> Path:
     if not isinstance(name, (str, Path)):
-        raise ConfigError(f"a config is named by a string or a path, got {name!r}")
+        raise ConfigError(f"a config is named by a string or a path, got {bounded_repr(name)}")
     p = Path(name)
     if p.suffix in (".yaml", ".yml") and _is_file(p):
         return p
@@ -215,35 +285,36 @@ def _resolve_path(name: str | Path) -> Path:
     if _is_file(cand):
         return cand
     known = ", ".join(sorted(q.stem for q in CONFIG_DIR.glob("*.yaml")))
-    raise ConfigError(f"no config named {str(name)!r}: give a path to a YAML file or one of: {known}")
+    raise ConfigError(f"no config named {bounded_repr(str(name))}: give a path to a YAML file or one of: {known}")
 
 
 def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     if path in seen:
         raise ConfigError(f"{path}: 'extends' forms a cycle through {', '.join(map(str, seen))}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text: {e}") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read it: {e.strerror or e}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
-    except ValueError as e:           # PyYAML's constructors: a date like 2020-02-30
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: not valid YAML: nested too deeply") from None
+    data = load_yaml(read_text(path, ConfigError), str(path), ConfigError)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config is a mapping of keys to values, got {type(data).__name__}")
     base = data.pop("extends", None)
     if base is None:
         return data
     if not isinstance(base, str):
-        raise ConfigError(f"{path}: 'extends' names one config (a name in configs/ or a path), got {base!r}")
+        raise ConfigError(f"{path}: 'extends' names one config (a name in configs/ or a path), "
+                          f"got {bounded_repr(base)}")
     parent_path = Path(base) if Path(base).is_absolute() and _is_file(Path(base)) else _resolve_path(base)
     return _merge(_read_yaml(parent_path, seen + (path,)), data)
+
+
+def read_text(path: Path, error: type[Exception]) -> str:
+    """A user's YAML file as text, refused before reading when it is larger than any config."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_CHARS:
+            raise error(f"{path}: {size:,} bytes is more than a config or sweep file holds (at most {MAX_CHARS:,})")
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{path}: not UTF-8 text: {e}") from None
+    except OSError as e:
+        raise error(f"{path}: cannot read it: {e.strerror or e}") from None
 
 
 def _merge(base: dict, over: dict) -> dict:
@@ -260,18 +331,19 @@ def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
     """Set dotted keys ('dram.bandwidth_gbps') in a config mapping; unknown keys are errors."""
     data = copy.deepcopy(data)
     if not isinstance(overrides or {}, dict):
-        raise ConfigError(f"overrides map dotted keys to values, got {overrides!r}")
+        raise ConfigError(f"overrides map dotted keys to values, got {bounded_repr(overrides)}")
     for dotted, value in (overrides or {}).items():
         if not isinstance(dotted, str):
-            raise ConfigError(f"override {dotted!r}: a key is a dotted string like 'dram.bandwidth_gbps'")
+            raise ConfigError(f"override {bounded_repr(dotted)}: a key is a dotted string like 'dram.bandwidth_gbps'")
         node = data
         parts = dotted.split(".")
         for i, part in enumerate(parts[:-1]):
             if not isinstance(node.get(part), dict):
-                raise ConfigError(f"override {dotted!r}: {'.'.join(parts[:i + 1])} is not a section of the config")
+                raise ConfigError(f"override {bounded_repr(dotted)}: {bounded_repr('.'.join(parts[:i + 1]))} "
+                                  f"is not a section of the config")
             node = node[part]
         if parts[-1] not in node and not _is_dict_field(parts):
-            raise ConfigError(f"override {dotted!r}: unknown key {parts[-1]!r} "
+            raise ConfigError(f"override {bounded_repr(dotted)}: unknown key {bounded_repr(parts[-1])} "
                               f"(known: {', '.join(sorted(map(str, node)))})")
         node[parts[-1]] = value
     return data
@@ -282,15 +354,17 @@ def _is_dict_field(parts: list[str]) -> bool:
 
 
 def _describe(loc: tuple, model: type[BaseModel] = Config) -> tuple[str, str]:
-    """(unit/description, allowed range) of the field at `loc`."""
+    """(unit/description, allowed range and where it comes from) of the field at `loc`."""
     cur: Any = model
     info = None
-    for part in loc:
+    for i, part in enumerate(loc):
         if isinstance(cur, type) and issubclass(cur, BaseModel) and part in cur.model_fields:
             info = cur.model_fields[part]
             cur = info.annotation
+        elif info is not None and i == len(loc) - 1:      # an entry of a dict field (a dtype's rate)
+            return info.description or "", ""
         else:
-            break
+            return "", ""
     if info is None:
         return "", ""
     bounds = []
@@ -301,30 +375,42 @@ def _describe(loc: tuple, model: type[BaseModel] = Config) -> tuple[str, str]:
                 bounds.append(f"{sym} {v}")
     typ = getattr(info.annotation, "__name__", str(info.annotation))
     rng = f"allowed: {typ} {' and '.join(bounds)}".rstrip()
-    return info.description or "", rng
+    why = (info.json_schema_extra or {}).get("why")
+    return info.description or "", f"{rng}: {why}" if why and bounds else rng
+
+
+MAX_ERROR_LINES = 20      # a file of a thousand unknown keys gets the first 20 and a count
+
+
+def _dotted(loc: tuple) -> str:
+    return ".".join(p if isinstance(p, str) and len(p) <= 60 else bounded_repr(p, 60) for p in loc) or "(top level)"
+
+
+def _error_line(err: dict) -> str:
+    loc = tuple(err["loc"])
+    got = err.get("input")
+    msg = err["msg"].replace("Value error, ", "")
+    cause = (err.get("ctx") or {}).get("error")
+    if isinstance(cause, FieldValueError):           # a rule across fields names the field it is about
+        loc, got = loc + tuple(cause.key.split(".")), cause.value
+    key = _dotted(loc)
+    desc, rng = _describe(tuple(p for p in loc if isinstance(p, str)))
+    if err["type"] == "extra_forbidden":
+        return f"{key}: unknown key (known keys here: {', '.join(_known_keys(loc[:-1]))})"
+    about = "; ".join(filter(None, (desc, rng)))
+    if err["type"] == "missing":
+        return f"{key}: missing ({about})"
+    return f"{key} = {bounded_repr(got)}: {msg}" + (f" [{about}]" if about else "")
 
 
 def config_from_dict(data: dict, source: str = "<dict>") -> Config:
     try:
         return Config.model_validate(data)
     except ValidationError as e:
-        lines = []
-        for err in e.errors():
-            loc = tuple(p for p in err["loc"] if isinstance(p, str))
-            key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-            desc, rng = _describe(loc)
-            if err["type"] == "extra_forbidden":
-                parent = loc[:-1]
-                known = _known_keys(parent)
-                lines.append(f"{key}: unknown key (known keys here: {', '.join(known)})")
-                continue
-            if err["type"] == "missing":
-                lines.append(f"{key}: missing ({desc}; {rng})")
-                continue
-            got = err.get("input")
-            msg = err["msg"].replace("Value error, ", "")
-            extra = f" [{desc}; {rng}]" if desc else ""
-            lines.append(f"{key} = {got!r}: {msg}{extra}")
+        errors = e.errors()
+        lines = [_error_line(err) for err in errors[:MAX_ERROR_LINES]]
+        if len(errors) > MAX_ERROR_LINES:
+            lines.append(f"... and {len(errors) - MAX_ERROR_LINES} more")
         raise ConfigError(f"{source}: invalid config:\n  " + "\n  ".join(lines)) from None
 
 

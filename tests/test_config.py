@@ -80,3 +80,81 @@ def test_current_config_context():
     with use_config("mtia-v1") as c:
         assert get_config() is c
     assert get_config().name == "mtia-2i"
+
+
+# ---- what a hostile but realistic file gets (issue 9) --------------------------------------------
+
+def _bomb(levels: int = 9) -> str:
+    """Nested anchors: `levels` lines of text that expand to 9**levels strings."""
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("where", ["name: *a8", "pe:\n  dpe:\n    macs_per_cycle:\n      f16: *a8"])
+def test_a_yaml_alias_bomb_in_a_known_field_is_refused_quickly(tmp_path: Path, where):
+    import time
+    p = tmp_path / "bomb.yaml"
+    p.write_text("extends: mtia-small\n" + _bomb().replace("a0:", "x0:", 1) + "\n" + where + "\n")
+    t = time.perf_counter()
+    with pytest.raises(ConfigError) as e:
+        load_config(p)
+    assert time.perf_counter() - t < 5          # was: past 1.8 GB and 100 s printing the expansion
+    assert "aliases (*name) expand to more than 100,000 values" in str(e.value) and len(str(e.value)) < 300
+
+
+def test_an_alias_to_itself_and_a_repeated_key_are_refused(tmp_path: Path):
+    p = tmp_path / "loop.yaml"
+    p.write_text("extends: mtia-small\nname: &n [*n]\n")
+    with pytest.raises(ConfigError, match=r"line 2: an alias refers to the value that contains it"):
+        load_config(p)
+    p.write_text("extends: mtia-small\nclock_ghz: 1.0\nclock_ghz: 2.0\n")
+    with pytest.raises(ConfigError, match=r"(?s)found the key 'clock_ghz' twice.*line 3, column 1"):
+        load_config(p)
+
+
+def test_a_file_larger_than_any_config_is_refused_before_reading(tmp_path: Path):
+    p = tmp_path / "huge.yaml"
+    p.write_text("extends: mtia-small\n" + "#" * (2 << 20) + "\n")
+    with pytest.raises(ConfigError, match=r"huge\.yaml: 2,097,17\d bytes is more than a config or sweep file holds"):
+        load_config(p)
+
+
+def test_error_messages_quote_long_values_cut_short():
+    with pytest.raises(ConfigError) as e:
+        load_config("mtia-small", {"name": ["x" * 10_000] * 10_000, "grid.rows": 10 ** 5000})
+    text = str(e.value)
+    assert len(text) < 800, text
+    assert "name = ['xxx" in text and "...: Input should be a valid string" in text and "grid.rows = <an integer of about 5,001 digits>" in text
+
+
+@pytest.mark.parametrize("override, pattern", [
+    # the chip model cannot hold these: refused at load with the key, the allowed range and why
+    ({"pe.local_store_kib": 1 << 20},
+     r"pe\.local_store_kib = 1048576: 64 PEs x 1,048,576 KiB of local store .* take 128 GiB of host memory, over "
+     r"the 2 GiB this simulator allows: allowed with 64 PEs: local_store_kib <= 16,384"),
+    ({"pe.local_store_kib": 1 << 21}, r"allowed: int >= 1 and <= 1048576: a PE's address map gives the local store"),
+    ({"sram.size_mib": 1 << 20, "sram.llc_mib": 1 << 20},           # a 1 TiB LLC
+     r"sram\.llc_mib = 1048576: an LLC of 8,589,934,592 lines of 128 B takes 128 GiB of host memory .*"
+     r"allowed with line_bytes 128: llc_mib <= 16,384"),
+    ({"sram.size_mib": 8192, "sram.llc_mib": 0},
+     r"sram\.size_mib = 8192: leaves 8,192 MiB of scratch .* allowed: size_mib - llc_mib <= 3,072"),
+    ({"dram.capacity_gib": 1 << 30}, r"dram\.capacity_gib = 1073741824: .*<= 1048576: 1 PiB"),
+    # strict types: nothing the user wrote is converted behind their back
+    ({"clock_ghz": True}, r"clock_ghz = True: Input should be a valid number \[clock of the PEs \(GHz\)"),
+    ({"grid.rows": 8.0}, r"grid\.rows = 8\.0: Input should be a valid integer"),
+    ({"dram.bandwidth_gbps": "204.8"}, r"dram\.bandwidth_gbps = '204\.8': Input should be a valid number"),
+    ({"pe.dpe.macs_per_cycle.fp16": 1024},
+     r"pe\.dpe\.macs_per_cycle\.fp16 = 1024: unknown dtype 'fp16' \(known: f16, bf16, f32, i8, u8, f8e4m3"),
+    ({"pe.vector.ops_per_cycle.f17": 8}, r"pe\.vector\.ops_per_cycle\.f17 = 8: unknown dtype 'f17' \(known: i8, i16"),
+    ({"pe.vector.vlen_bits": 96}, r"pe\.vector\.vlen_bits = 96: must be a multiple of 64"),
+])
+def test_values_the_simulator_cannot_hold_or_types_it_would_convert_are_refused(override, pattern):
+    with pytest.raises(ConfigError, match=pattern):
+        load_config("mtia-2i", override)
+
+
+def test_the_largest_allowed_values_load():
+    assert load_config("mtia-2i", {"pe.local_store_kib": 16384}).ls_bytes == 16 << 20
+    assert load_config("mtia-2i", {"sram.size_mib": 16384, "sram.llc_mib": 16384}).sram.llc_mib == 16384
+    assert load_config("mtia-2i", {"dram.bandwidth_gbps": 400}).dram.bandwidth_gbps == 400   # an int is a float
