@@ -29,3 +29,8 @@ def bounded_repr(value, limit: int = 120) -> str:
         return f"<an integer of about {value.bit_length() * 30103 // 100000 + 1:,} digits>"   # repr() may refuse
     text = _REPR.repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def bounded_text(text: str, limit: int = 300) -> str:
+    """`text` cut to `limit` characters (a message of another library quoting a huge input)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."

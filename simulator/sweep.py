@@ -27,6 +27,7 @@ aside).
 from __future__ import annotations
 
 import csv
+import glob
 import hashlib
 import itertools
 import json
@@ -38,10 +39,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-import yaml
+from isa.errors import bounded_repr, bounded_text
 
-from .config import _read_yaml, _resolve_path, apply_overrides, load_config
+from .config import _read_yaml, _resolve_path, apply_overrides, load_config, read_text
 from .errors import ConfigError, SimError
+from .output_lock import OutputLock
+from .user_yaml import load_yaml
 from .workloads import format_shape, get_workload, import_modules
 
 WALL_COLUMNS = ("wall_seconds", "run_seconds")   # differ between runs of the same point
@@ -51,7 +54,10 @@ SPEC_KEYS = {"name", "description", "base", "overrides", "grid", "workloads", "n
 
 
 class SweepError(SimError, ValueError):
-    """A sweep file that cannot be run: bad YAML, unknown keys, an empty grid, unknown workloads."""
+    """A sweep file that cannot be run (bad YAML, unknown keys, an empty grid, unknown workloads), or
+    an output it cannot write."""
+
+    one_line = True
 
 
 @dataclass
@@ -96,11 +102,10 @@ def load_sweep(source: str | Path | dict) -> Sweep:
     else:
         path = Path(source)
         if not path.exists():
-            raise SweepError(f"no sweep file {str(path)!r}")
-        try:
-            data = yaml.safe_load(path.read_text())
-        except yaml.YAMLError as e:
-            raise SweepError(f"{path}: not valid YAML: {e}") from None
+            raise SweepError(f"no sweep file {bounded_repr(str(path))}")
+        if not path.is_file():
+            raise SweepError(f"{path} is not a file: a sweep is a YAML file (see configs/sweeps/)")
+        data = load_yaml(read_text(path, SweepError), str(path), SweepError)
         where = str(path)
         if not isinstance(data, dict):
             raise SweepError(f"{where}: a sweep is a mapping with base, grid and workloads")
@@ -275,12 +280,47 @@ def run_sweep(sweep: Sweep | str | Path | dict, out: str | Path | None = None, w
               scheduler: str | None = None, progress: bool = True, retry_errors: bool = False,
               on_row: Callable[[dict], None] | None = None) -> SweepResult:
     """Run every point not already in `out`; write the table to `out` (CSV, or Parquet for a
-    .parquet path) after each completed run."""
+    .parquet path) after each completed run. `out` is checked, and locked against a second writer
+    (`OutputBusy` names it), before the first point runs."""
     sw = sweep if isinstance(sweep, Sweep) else load_sweep(sweep)
-    path = Path(out) if out is not None else None
-    if path is not None and path.suffix.lower() not in (".csv", ".parquet"):
+    if out is None:
+        return _run(sw, None, [], workers, scheduler, progress, retry_errors, on_row)
+    path = Path(out)
+    check_output(path)
+    with OutputLock(path):
+        for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):   # left by a writer killed mid-write
+            stale.unlink(missing_ok=True)
+        existing = _existing_rows(path) if path.exists() else []
+        return _run(sw, path, existing, workers, scheduler, progress, retry_errors, on_row)
+
+
+def check_output(path: Path) -> None:
+    """A results path the sweep can write: refused before any point runs, in the user's terms."""
+    if path.suffix.lower() not in (".csv", ".parquet"):
         raise SweepError(f"{path}: results are written as .csv or .parquet")
-    existing = read_table(path) if path is not None and path.exists() else []
+    folder = path.parent
+    if not folder.is_dir():
+        raise SweepError(f"{path}: the folder {folder} {'is not a folder' if folder.exists() else 'does not exist'}")
+    if path.is_dir():
+        raise SweepError(f"{path} is a folder; the results go to a .csv or .parquet file")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise SweepError(f"{path}: cannot write in the folder {folder}")
+
+
+def _existing_rows(path: Path) -> list[dict]:
+    try:
+        rows = read_table(path)
+    except Exception as e:           # a corrupt Parquet file, a CSV that is not UTF-8 text
+        raise SweepError(f"{path} exists but cannot be read as a results table ({type(e).__name__}: "
+                         f"{bounded_text(str(e))}); move it away or write to another --out") from None
+    if path.stat().st_size and not (rows and "point" in rows[0]):
+        raise SweepError(f"{path} exists and is not a results table of a sweep (it has no 'point' column); "
+                         f"move it away or write to another --out")
+    return rows
+
+
+def _run(sw: Sweep, path: Path | None, existing: list[dict], workers, scheduler, progress, retry_errors,
+         on_row) -> SweepResult:
     done = {r.get("point") for r in existing if retry_errors is False or not r.get("error")}
     rows = [r for r in existing if r.get("point") in done]
     todo = [p for p in sw.points() if p["id"] not in done]
@@ -335,6 +375,15 @@ def write_table(path: Path, rows: list[dict], knobs: list[str]) -> None:
     """Write all rows atomically: a reader (or an interrupt) never sees half a file."""
     cols = table_columns(rows, knobs)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        _write_rows(path, tmp, rows, cols)
+    except OSError as e:                  # the disk is full, the folder was removed
+        tmp.unlink(missing_ok=True)
+        raise SweepError(f"cannot write the results to {path}: {e.strerror or e}") from None
+    os.replace(tmp, path)
+
+
+def _write_rows(path: Path, tmp: Path, rows: list[dict], cols: list[str]) -> None:
     if path.suffix.lower() == ".parquet":
         try:
             import pyarrow as pa
@@ -349,7 +398,6 @@ def write_table(path: Path, rows: list[dict], knobs: list[str]) -> None:
             w.writeheader()
             for r in rows:
                 w.writerow({k: _cell(v) for k, v in r.items()})
-    os.replace(tmp, path)
 
 
 def _cell(v):

@@ -1,5 +1,7 @@
 """Sweeps: a YAML grid of config overrides -> one table, locally or on Dask, resumable, with failing
 points recorded instead of stopping the sweep."""
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,51 @@ def test_the_dram_x_ls_sweep_has_twelve_grid_points():
     assert sw.grid == {"dram.bandwidth_gbps": [102.4, 204.8, 409.6], "pe.local_store_kib": [128, 256, 384, 512]}
     assert sw.base == "mtia-2i" and len(sw.points()) == 12 * len(sw.workloads)
     assert len({p["id"] for p in sw.points()}) == len(sw.points())
+
+
+# ---- the output file: checked before the first point, one writer at a time (issue 9) -------------
+
+def _never(row):
+    raise AssertionError(f"a point ran before the output was checked: {row}")
+
+
+@pytest.mark.parametrize("out, match", [
+    ("missing/r.csv", r"missing/r\.csv: the folder .*missing does not exist"),
+    ("a_file.txt/r.csv", r"the folder .*a_file\.txt is not a folder"),
+    ("a_folder.csv", r"a_folder\.csv is a folder; the results go to a \.csv or \.parquet file"),
+    ("notes.csv", r"notes\.csv exists and is not a results table of a sweep \(it has no 'point' column\)"),
+    ("r.json", r"results are written as \.csv or \.parquet"),
+])
+def test_an_output_the_sweep_cannot_use_is_refused_before_the_first_point(tmp_path, out, match):
+    (tmp_path / "a_file.txt").write_text("x")
+    (tmp_path / "a_folder.csv").mkdir()
+    (tmp_path / "notes.csv").write_text("name,value\nalpha,1\n")
+    with pytest.raises(SweepError, match=match):
+        run_sweep(_write(tmp_path, SMALL), tmp_path / out, workers=1, progress=False, on_row=_never)
+    assert (tmp_path / "notes.csv").read_text() == "name,value\nalpha,1\n"      # the user's file is untouched
+
+
+def test_a_second_writer_of_the_same_output_is_refused_with_the_first_named(tmp_path):
+    import os
+    from simulator.output_lock import OutputBusy, OutputLock
+    out = tmp_path / "r.csv"
+    with OutputLock(out):
+        with pytest.raises(OutputBusy, match=rf"r\.csv is being written by another sweep in this process"):
+            run_sweep(_write(tmp_path, SMALL), out, workers=1, progress=False, on_row=_never)
+    assert not (tmp_path / ".r.csv.lock").exists()                  # released and removed
+    holder = (f"import sys, time; sys.path[:0] = {sys.path!r}\n"
+              f"from simulator.output_lock import OutputLock\n"
+              f"with OutputLock(__import__('pathlib').Path({str(out)!r})):\n"
+              f"    print('locked', flush=True); time.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, "-c", holder], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline() == "locked\n"
+        with pytest.raises(OutputBusy, match=rf"r\.csv is being written by another sweep \(pid {p.pid}, started "):
+            run_sweep(_write(tmp_path, SMALL), out, workers=1, progress=False, on_row=_never)
+    finally:
+        p.kill()
+        p.wait(timeout=30)
+    (tmp_path / f".r.csv.{os.getpid() + 1}.tmp").write_text("half a table")     # a writer killed mid-write
+    res = run_sweep(_write(tmp_path, dict(SMALL, grid={"dram.bandwidth_gbps": [6.4]})), out, workers=1,
+                    progress=False)                                    # the killed holder's lock is gone
+    assert res.ran == 2 and sorted(q.name for q in tmp_path.iterdir()) == ["r.csv", "sweep.yaml"]
