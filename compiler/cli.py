@@ -1,8 +1,10 @@
-"""The compiler's subcommands of `mtiasim` (registered into simulator/cli.py's command table):
+"""The compiler's commands of `mtiasim`, added through the `mtiasim.commands` entry points in
+pyproject.toml (see simulator/cli.py for the registry):
 
     mtiasim compile matmul --shape 512x512x512 --stage mtia-asm     a library kernel's stages
     mtiasim compile my_kernels.py --stage cpp                       the kernels a script launches
     mtiasim run my_kernels.py                                       run a script on the simulator
+    mtiasim bench --compile                                         how long each library kernel compiles
 
 A script is ordinary host code that launches Triton kernels on numpy arrays (see
 examples/vector_add.py): `run` executes it with every launch on the simulated chip and prints each
@@ -14,9 +16,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from simulator.cli import UsageError, _config, _config_arg, _json_arg, _set_arg, command
+from simulator.cli import Command, UsageError, config_arg, config_from_args, json_arg, set_arg
 
 from .tools import STAGES, library_launches, run_script, stage_text
+
+MAX_SHAPE_ELEMENTS = 1 << 31      # per dim: beyond it no array fits in host memory or a 32-bit index
 
 
 def _compile_args(p) -> None:
@@ -27,39 +31,46 @@ def _compile_args(p) -> None:
                         f"{', '.join(STAGES[1:])}; repeatable (default: mtia-asm)")
     p.add_argument("--list-stages", action="store_true", help="list the stages instead of printing them")
     p.add_argument("args", nargs="*", help="arguments passed to the script (after --)")
-    _config_arg(p)
-    _set_arg(p)
-    _json_arg(p)
+    config_arg(p)
+    set_arg(p)
+    json_arg(p)
 
 
-def _launches(a, compile_only: bool):
+def _shape(text: str | None):
+    if not text:
+        return None
+    try:
+        shape = tuple(int(x) for x in text.lower().replace(",", "x").split("x"))
+    except ValueError:
+        raise UsageError(f"--shape {text[:100]!r}: expected numbers like 512x512x512") from None
+    bad = [d for d in shape if not 1 <= d <= MAX_SHAPE_ELEMENTS]
+    if bad:
+        raise UsageError(f"--shape {text[:100]}: each dim is 1 to {MAX_SHAPE_ELEMENTS:,} (got {bad[0]:,})")
+    return shape
+
+
+def _launches(target: str, script_args: list[str], config: str, sets: list[str], shape_text: str | None,
+              compile_only: bool):
     from simulator import use_config
-    cfg = _config(a.config, a.set)
-    target = a.target
+    cfg = config_from_args(config, sets)
     with use_config(cfg):
         if target.endswith(".py"):
             if not Path(target).is_file():
                 raise UsageError(f"no such script: {target}")
+            if shape_text:
+                raise UsageError(f"--shape sets a library kernel's shape; the script {target} makes its own arrays")
             # a script may look at what its launches returned, so its launches really run
-            return cfg, run_script(target, a.args, compile_only=False)
+            return cfg, run_script(target, script_args, compile_only=False)
         from .kernels import library
         if target not in library():
-            raise UsageError(f"{target!r} is neither a script (.py) nor a library kernel "
+            raise UsageError(f"{target[:200]!r} is neither a script (.py) nor a library kernel "
                              f"({', '.join(library())})")
-        shape = None
-        if a.shape:
-            try:
-                shape = tuple(int(x) for x in a.shape.lower().replace(",", "x").split("x"))
-            except ValueError:
-                raise UsageError(f"--shape {a.shape!r}: expected numbers like 512x512x512") from None
-        return cfg, library_launches(target, shape, compile_only=compile_only)
+        return cfg, library_launches(target, _shape(shape_text), compile_only=compile_only)
 
 
-@command("compile", "compile a library kernel or a script's kernels and print IR, assembly, C++ or JSON",
-         _compile_args)
 def cmd_compile(a) -> int:
     from simulator import use_config
-    cfg, launches = _launches(a, compile_only=True)
+    cfg, launches = _launches(a.target, a.args, a.config, a.set, a.shape, compile_only=True)
     seen, out = set(), []
     with use_config(cfg):
         for ln in launches:
@@ -87,18 +98,28 @@ def cmd_compile(a) -> int:
     return 0
 
 
-def run_script_command(a) -> int:
+def cmd_run_script(a) -> int:
     """`mtiasim run SCRIPT.py`: every launch of the script on the simulator, one report each."""
-    cfg, launches = _launches(a, compile_only=False)
+    cfg, launches = _launches(a.workload, [], a.config, a.set, None, compile_only=False)
     if a.json:
         print(json.dumps([ln.record.report.to_dict() for ln in launches], default=str, indent=2))
         return 0
     if not launches:
-        print(f"{a.target} launched no kernels")
+        print(f"{a.workload} launched no kernels")
     for ln in launches:
         print(ln.record.report)
     return 0
 
 
-__all__ = ["cmd_compile", "run_script_command"]
+def cmd_bench_compile(a) -> int:
+    from .bench import compile_times, format_compile_times
+    rows = compile_times(a.config)
+    print(json.dumps(rows, indent=2) if a.json else format_compile_times(rows))
+    return 0
 
+
+compile_command = Command("compile", "compile a library kernel or a script's kernels and print IR, assembly, C++ "
+                                     "or JSON", _compile_args, cmd_compile)
+run_script_command = Command("run.script", "run a script of Triton launches on the simulator", None, cmd_run_script)
+bench_compile_command = Command("bench.compile", "instead, time compiling every library kernel (frontend and MTIA "
+                                                 "backend)", None, cmd_bench_compile)

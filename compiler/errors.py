@@ -1,8 +1,10 @@
 """Errors users see. None of them carries a traceback of the compiler's own code."""
 from __future__ import annotations
 
+from isa.errors import UserError
 
-class CompilationError(Exception):
+
+class CompilationError(UserError):
     """A kernel cannot be compiled. The message points at the kernel line with a caret:
 
         kernel.py:12:15: error: Cannot make_shape_compatible: incompatible dimensions at index 0: 32 and 64
@@ -41,12 +43,12 @@ class OutOfResources(CompilationError):
         super().__init__(message, *args, **kwargs)
 
 
-class CompileTimeError(Exception):
+class CompileTimeError(UserError):
     """Raised by the language/semantic layer; the frontend turns it into a CompilationError at the
     kernel line being compiled."""
 
 
-class KernelRuntimeError(Exception):
+class KernelRuntimeError(UserError):
     """A kernel failed while running (out-of-bounds access, failed device_assert, ...).
 
     `kernel`, `program_id` and `loc` say where; the user's arrays are left unchanged."""
@@ -69,3 +71,9 @@ class OutOfBoundsError(KernelRuntimeError):
 
 class DeviceAssertionError(KernelRuntimeError):
     """A `tl.device_assert` (or `assert` on a runtime value) failed."""
+
+
+class ScriptError(UserError):
+    """A user's script (`mtiasim run script.py`) raised an error of its own: an ImportError, a
+    NameError, an exit status. The message is the script's part of the traceback, as Python would
+    print it, without the frames of mtiasim that ran it."""

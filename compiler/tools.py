@@ -7,11 +7,17 @@ see every kernel with the specialisation the script really uses.
 """
 from __future__ import annotations
 
+import os
 import runpy
 import sys
+import sysconfig
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from isa.errors import UserError
+
+from .errors import ScriptError
 from .runtime import executor as ex
 
 STAGES = ("ir", "mtia-asm", "cpp", "json")
@@ -51,10 +57,43 @@ def run_script(path: str | Path, argv: list[str] | None = None, compile_only: bo
     try:
         with ex.use_executor(rec.name):
             runpy.run_path(str(path), run_name="__main__")
+    except SystemExit as e:                       # the script's own sys.exit(): 0 is a normal end
+        if e.code not in (None, 0):
+            raise ScriptError(f"{path} exited with status {e.code}") from None
+    except (UserError, KeyboardInterrupt):        # a kernel that does not compile or run says so itself
+        raise
+    except Exception as e:
+        if os.environ.get("MTIASIM_DEBUG"):
+            raise
+        raise ScriptError(script_traceback(e)) from None
     finally:
         sys.argv = saved_argv
         sys.path.remove(str(path.parent.resolve()))
     return rec.launches
+
+
+# code that is not the user's: mtiasim itself, the standard library and installed packages
+_MTIASIM = tuple(str(Path(__file__).resolve().parent.parent / pkg) + os.sep for pkg in ("compiler", "simulator", "isa"))
+_LIBRARIES = tuple({str(Path(sysconfig.get_paths()[k]).resolve()) + os.sep for k in ("stdlib", "purelib", "platlib")})
+
+
+def _where(filename: str) -> str:
+    path = str(Path(filename).resolve())
+    return "mtiasim" if path.startswith(_MTIASIM) else "library" if path.startswith(_LIBRARIES) else "user"
+
+
+def script_traceback(e: BaseException) -> str:
+    """The traceback of an error raised by a user's script, as Python prints it, keeping only the
+    script's own frames (and naming the mtiasim file it came from, when it came from inside)."""
+    frames = traceback.extract_tb(e.__traceback__)
+    users = [f for f in frames if _where(f.filename) == "user"]
+    lines = ["Traceback (most recent call last), the script's frames:"] if users else []
+    lines += [line.rstrip("\n") for line in traceback.format_list(users)]
+    if frames and _where(frames[-1].filename) == "mtiasim":
+        lines.append(f"  (raised inside mtiasim at {frames[-1].filename}:{frames[-1].lineno}; MTIASIM_DEBUG=1 "
+                     f"shows the whole traceback)")
+    lines += [line.rstrip("\n") for line in traceback.format_exception_only(type(e), e)]
+    return "\n".join(lines)
 
 
 def library_launches(name: str, shape, compile_only: bool = False) -> list[Launch]:

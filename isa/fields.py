@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 
+from .errors import UserError
 from .types import DTYPES, TILE_MODES, F, Tile, V, X
 
 _ABI = {"zero": 0, "ra": 1, "sp": 2, "gp": 3, "tp": 4, "t0": 5, "t1": 6, "t2": 7, "s0": 8, "fp": 8, "s1": 9,
@@ -16,7 +17,7 @@ _ABI = {"zero": 0, "ra": 1, "sp": 2, "gp": 3, "tp": 4, "t0": 5, "t1": 6, "t2": 7
         **{f"t{i}": 25 + i for i in range(3, 7)}}
 
 
-class AsmError(ValueError):
+class AsmError(UserError, ValueError):
     """A line of assembly (or a JSON instruction) that does not follow the ISA."""
 
 

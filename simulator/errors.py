@@ -1,13 +1,23 @@
 """The errors a user of the simulator can meet. Each message names its cause in the user's terms."""
 from __future__ import annotations
 
+from isa.errors import UserError
 
-class SimError(Exception):
+
+class SimError(UserError):
     """Base of every error the simulator raises on purpose."""
 
 
 class ConfigError(SimError, ValueError):
     """A hardware config that does not load: bad YAML, unknown key, wrong type, impossible value."""
+
+    one_line = True
+
+
+class OutputError(SimError):
+    """A file the user asked for (a trace, a chart, a results table) that cannot be written."""
+
+    one_line = True
 
 
 class ProgramError(SimError):

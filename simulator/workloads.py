@@ -42,6 +42,9 @@ ENV_VAR = "MTIASIM_WORKLOADS"
 class WorkloadError(SimError, ValueError):
     """An unknown workload name, or a shape that does not fit the workload's parameters."""
 
+    exit_code = 2          # like bad usage: the name or the shape on the command line is wrong
+    one_line = True
+
 
 @dataclass(frozen=True)
 class Run:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simulator.cli import COMMANDS
+import simulator.commands  # noqa: F401  (registers the built-in commands)
+from simulator.cli import COMMANDS, plugin_names
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ["--config", "mtia-small"]
@@ -74,8 +75,9 @@ def test_errors_are_one_line_without_traceback(tmp_path, args, code, words):
 
 def test_every_command_has_help():
     assert {"run", "sweep", "trace", "roofline", "configs", "workloads", "bench"} <= set(COMMANDS)
+    assert "compile" in plugin_names()                           # the compiler's, through its entry point
     top = mtiasim("--help").stdout
-    for name in COMMANDS:
+    for name in [*COMMANDS, *plugin_names()]:
         assert name in top
         p = mtiasim(name, "--help")
         assert p.stdout.startswith("usage: mtiasim " + name)
@@ -170,3 +172,20 @@ def test_ctrl_c_keeps_finished_runs_and_a_rerun_continues(tmp_path):
     assert 1 <= kept < 12
     again = json.loads(mtiasim("sweep", "long.yaml", "--workers", 2, "--json", cwd=tmp_path).stdout)
     assert (again["ran"], again["skipped"]) == (12 - kept, kept) and len(again["rows"]) == 12
+
+
+def test_help_lists_every_command_without_importing_their_packages():
+    """`mtiasim --help` is fast because it imports no command's module: `mtiasim bench --startup`
+    prints the time against `python -c 'import numpy'` (a figure, not a pass/fail test)."""
+    code = ("import sys\nfrom simulator.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('simpy', 'pydantic', 'matplotlib', 'compiler', 'isa', 'yaml') if m in sys.modules))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[-1] == "[]", p.stdout
+    assert "compile   a command of compiler.cli: mtiasim compile --help" in p.stdout
+
+
+def test_bench_startup_prints_both_figures_and_their_ratio():
+    b = json.loads(mtiasim("bench", "--startup", "--json").stdout)
+    assert b["numpy_import_s"] > 0 and b["mtiasim_help_s"] > 0
+    assert b["ratio"] == pytest.approx(b["mtiasim_help_s"] / b["numpy_import_s"])
