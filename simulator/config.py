@@ -17,7 +17,7 @@ from typing import Any, Iterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from isa.errors import bounded_repr
+from isa.errors import bounded_repr, bounded_text
 from isa.types import DRAM_BASE, LS_BASE, SRAM_BASE
 
 from .errors import ConfigError
@@ -339,7 +339,7 @@ def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
         parts = dotted.split(".")
         for i, part in enumerate(parts[:-1]):
             if not isinstance(node.get(part), dict):
-                raise ConfigError(f"override {bounded_repr(dotted)}: {bounded_repr('.'.join(parts[:i + 1]))} "
+                raise ConfigError(f"override {bounded_repr(dotted)}: {bounded_text('.'.join(parts[:i + 1]), 100)} "
                                   f"is not a section of the config")
             node = node[part]
         if parts[-1] not in node and not _is_dict_field(parts):
