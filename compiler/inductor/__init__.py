@@ -1,0 +1,49 @@
+"""PyTorch models on the simulator, through the Triton code TorchInductor generates.
+
+    import torch, compiler.inductor
+    outputs, report = compiler.inductor.simulate(model, x)     # one simulated run of model(x)
+    print(report)          # a row per kernel: ATen ops, grid, cycles, roofline; totals, coverage
+    fast = torch.compile(model, backend="mtiasim")             # the same path as a Dynamo backend
+
+Inductor lowers the model to Triton kernels for CPU tensors (`backend.py`); each kernel module is
+loaded with its triton imports pointing at our compiler (`header.py`, `helpers.py`), and its
+decorator becomes a `Launcher` (`launchers.py`) that picks MTIA block sizes and runs it on the
+simulated chip. Matmuls go through Inductor's Triton templates, attention and embedding bags through
+decompositions (`decompositions.py`), so no compute op is left on the host unless Inductor has no
+kernel for it; `report.not_simulated` lists those. This package needs the `inductor` extra (torch,
+and the triton package whose code generation Inductor imports: no kernel runs on it).
+"""
+from __future__ import annotations
+
+import time
+import weakref
+
+import torch
+
+from . import session
+from .backend import mtiasim
+from .report import KernelRun, ModelReport
+
+_COMPILED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def compiled(model):
+    """`torch.compile(model, backend="mtiasim")`, made once per model (later runs reuse its cache)."""
+    fn = _COMPILED.get(model)
+    if fn is None:
+        fn = _COMPILED[model] = torch.compile(model, backend=mtiasim, dynamic=False)   # static shapes: block sizes per shape
+    return fn
+
+
+def simulate(model, *inputs, **kwargs) -> tuple[object, ModelReport]:
+    """Run `model(*inputs, **kwargs)` once with every generated kernel on the simulator (under
+    `torch.no_grad()`); returns the outputs and the run's `ModelReport`."""
+    fn = compiled(model)
+    start = time.perf_counter()
+    with session.recording() as report, torch.no_grad():
+        outputs = fn(*inputs, **kwargs)
+    report.wall_seconds = time.perf_counter() - start
+    return outputs, report
+
+
+__all__ = ["simulate", "compiled", "mtiasim", "ModelReport", "KernelRun"]

@@ -1,0 +1,50 @@
+"""ATen ops that Inductor leaves to the host on CPU, rewritten into ops it generates Triton for."""
+from __future__ import annotations
+
+import torch
+from torch._decomp import get_decompositions
+from torch._inductor.decomposition import select_decomp_table
+
+aten = torch.ops.aten
+
+# attention: torch's own decomposition into matmuls, masking and a softmax
+_FROM_TORCH = [aten._scaled_dot_product_flash_attention_for_cpu]
+_MODES = {0: "sum", 1: "mean", 2: "amax"}
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    """aten._embedding_bag as a gather of rows and a segment reduction Inductor lowers to kernels:
+    index i belongs to bag searchsorted(offsets, i, right) - 1; rows are gathered, weighted and
+    reduced into their bag (index_add / index_reduce). Returns ATen's four outputs."""
+    if indices.dim() != 1:          # 2-D indices: fixed-size bags, one per row
+        bags = indices.shape[0]
+        offsets = torch.arange(0, indices.numel(), indices.shape[1], device=indices.device)
+        indices = indices.reshape(-1)
+    else:
+        bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    positions = torch.arange(indices.shape[0], device=indices.device, dtype=offsets.dtype)
+    bag = torch.searchsorted(offsets[:bags].contiguous(), positions, right=True) - 1
+    rows = weight[indices]
+    keep = (indices != padding_idx) if padding_idx >= 0 else torch.ones_like(indices, dtype=torch.bool)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    rows = torch.where(keep.unsqueeze(1), rows, torch.zeros_like(rows))
+    counts = torch.zeros(bags, dtype=weight.dtype, device=weight.device).index_add(0, bag, keep.to(weight.dtype))
+    out = torch.zeros(bags, weight.shape[1], dtype=weight.dtype, device=weight.device)
+    if _MODES[mode] == "amax":
+        out = out.index_reduce(0, bag, rows, "amax", include_self=False)
+    else:
+        out = out.index_add(0, bag, rows)
+        if _MODES[mode] == "mean":
+            out = out / counts.clamp(min=1).unsqueeze(1)
+    max_indices = torch.zeros(bags if mode == 2 else 0, dtype=indices.dtype, device=indices.device)
+    return out, bag, counts.to(indices.dtype), max_indices
+
+
+def decomposition_table() -> dict:
+    table = dict(select_decomp_table())
+    table.update(get_decompositions(_FROM_TORCH))
+    table[aten._embedding_bag.default] = embedding_bag
+    table[aten._embedding_bag_forward_only.default] = embedding_bag
+    return table

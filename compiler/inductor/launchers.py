@@ -1,0 +1,153 @@
+"""Inductor's kernel decorators (`triton_heuristics.pointwise`, `reduction`, ...) for our compiler.
+
+In a generated module, `@triton_heuristics.<kind>(size_hints=..., triton_meta=..., inductor_meta=...)`
+wraps the `@triton.jit` kernel in an object whose `.run(*args, stream=...)` Inductor's wrapper code
+calls. Ours is a `Launcher`: it binds the arguments by the kernel's signature, picks MTIA block
+sizes (`blocks.py`), evaluates Inductor's own grid expression (`GridExpr`) for them, and launches
+the kernel on the simulator; the session (`session.py`) records what each launch cost.
+"""
+from __future__ import annotations
+
+import time
+
+import torch
+from torch._inductor.runtime.triton_heuristics import GridExpr
+
+from ..errors import OutOfResources
+from . import blocks, session
+from .tensors import kernel_argument
+
+_BLOCK_NAMES = ("XBLOCK", "YBLOCK", "ZBLOCK", "R0_BLOCK", "R1_BLOCK")
+
+
+class Launcher:
+    """One generated kernel: `fn` (our JITFunction) and what Inductor's decorator said about it."""
+
+    def __init__(self, fn, kind: str, triton_meta: dict, inductor_meta: dict, size_hints: dict | None = None,
+                 fixed: dict | None = None):
+        self.fn = fn
+        self.kind = kind
+        self.triton_meta = triton_meta or {}
+        self.inductor_meta = inductor_meta or {}
+        self.size_hints = size_hints or {}
+        self.fixed = fixed or {}            # a template's or fixed_config's block sizes
+        signature = self.triton_meta.get("signature", {})
+        self.arg_names = [n for n, t in signature.items() if t != "constexpr"]
+        self.arg_names += list(self.inductor_meta.get("extra_launcher_args", []))
+        self.block_names = [n for n, t in signature.items() if t == "constexpr" and n in _BLOCK_NAMES]
+        self.name = self.inductor_meta.get("kernel_name") or fn.__name__
+        self.configs: dict = {}             # chosen block sizes per argument shape, kept across runs
+
+    def __repr__(self) -> str:
+        return f"Launcher({self.kind} {self.name})"
+
+    # --- what Inductor's wrapper and autotuner call ---
+    def run(self, *args, stream=None, benchmark_run=False, **kwargs):
+        return self.launch(args, numerics=True)
+
+    def precompile(self, *args, **kwargs):
+        """Compiling happens at the first launch, for the launch's block sizes."""
+
+    # --- ours ---
+    def bind(self, args) -> dict:
+        if len(args) != len(self.arg_names):
+            raise TypeError(f"Inductor kernel {self.name} takes {len(self.arg_names)} arguments "
+                            f"({', '.join(self.arg_names)}), got {len(args)}")
+        return dict(zip(self.arg_names, args))
+
+    def _numels(self, bound: dict) -> dict:
+        numels = {}
+        for axis in ("x", "y", "z", "r0_", "r1_"):
+            value = bound.get(f"{axis}numel", self.size_hints.get(axis))
+            if isinstance(value, int):
+                numels[axis] = value
+        return numels
+
+    def _first_config(self, bound: dict) -> dict:
+        from simulator import get_config
+        cfg = get_config()
+        persistent_r = None
+        if self.kind == "persistent_reduction":
+            persistent_r = blocks.pow2_ceil(self.size_hints.get("r0_", 1))
+        buffers = self.inductor_meta.get("num_load", 1) + self.inductor_meta.get("num_store", 1)
+        return blocks.choose(self.block_names, self._numels(bound), persistent_r, cfg.num_pes, cfg.ls_bytes,
+                             buffers)
+
+    def grid(self, bound: dict, cfg: dict) -> tuple:
+        meta = {**bound, **self.fixed, **cfg}
+        grid = GridExpr.from_meta(self.inductor_meta, {**self.fixed, **cfg})
+        return tuple(int(g) for g in grid.eval_slow(meta))
+
+    def launch(self, args, numerics: bool):
+        """Launch on the simulator; the record goes to every active session. Returns the record."""
+        bound = self.bind(args)
+        key = tuple(tuple(v.shape) if isinstance(v, torch.Tensor) else v for v in bound.values())
+        values = [kernel_argument(bound[n]) for n in self.arg_names
+                  if n not in self.inductor_meta.get("extra_launcher_args", [])]
+        cfg = self.configs.get(key) or self._first_config(bound)
+        before = (self.fn.compile_count, _backend_compiles(self.fn))
+        start = time.perf_counter()
+        while True:
+            try:
+                record = self.fn[self.grid(bound, cfg)](*values, **cfg, numerics=numerics)
+                break
+            except OutOfResources:
+                smaller = blocks.halve(cfg)
+                if smaller is None:
+                    raise
+                cfg = smaller
+        self.configs[key] = cfg
+        compiled = (self.fn.compile_count, _backend_compiles(self.fn)) != before
+        session.record_launch(self, record, cfg, compiled, time.perf_counter() - start, numerics)
+        return record
+
+
+def _backend_compiles(fn) -> int:
+    return sum(c.__dict__.get("mtia_compiles", 0) for c in fn.cache.values())
+
+
+def _decorator(kind: str, size_hints=None, triton_meta=None, inductor_meta=None, fixed=None):
+    def wrap(fn):
+        return Launcher(fn, kind, triton_meta, inductor_meta, size_hints, fixed)
+    return wrap
+
+
+# --- the decorators generated code calls, with Inductor's signatures (unused GPU knobs accepted) ---
+
+def pointwise(size_hints, triton_meta, tile_hint=None, filename=None, min_elem_per_thread=0, inductor_meta=None,
+              **_):
+    return _decorator("pointwise", size_hints, triton_meta, inductor_meta)
+
+
+def reduction(size_hints, reduction_hint=False, triton_meta=None, filename=None, inductor_meta=None, **_):
+    return _decorator("reduction", size_hints, triton_meta, inductor_meta)
+
+
+def persistent_reduction(size_hints, reduction_hint=False, triton_meta=None, filename=None, inductor_meta=None, **_):
+    return _decorator("persistent_reduction", size_hints, triton_meta, inductor_meta)
+
+
+def cooperative_reduction(size_hints, reduction_hint=False, triton_meta=None, filename=None, inductor_meta=None, **_):
+    return _decorator("cooperative_reduction", size_hints, triton_meta, inductor_meta)
+
+
+def split_scan(size_hints, reduction_hint=False, triton_meta=None, filename=None, inductor_meta=None, **_):
+    return _decorator("split_scan", size_hints, triton_meta, inductor_meta)
+
+
+def template(num_stages=None, num_warps=None, triton_meta=None, filename=None, inductor_meta=None, **_):
+    """A template kernel (mm, bmm, ...) has its block sizes in its body; the grid comes as arguments."""
+    return _decorator("template", None, triton_meta, inductor_meta)
+
+
+def fixed_config(config, filename, triton_meta, inductor_meta):
+    return _decorator("fixed_config", None, triton_meta, inductor_meta, fixed=dict(config))
+
+
+def foreach(triton_meta, filename=None, inductor_meta=None, **_):
+    return _decorator("foreach", None, triton_meta, inductor_meta)
+
+
+def user_autotune(configs, triton_meta, filename=None, inductor_meta=None, custom_kernel=False, **_):
+    fixed = dict(configs[0].kwargs) if configs else {}
+    return _decorator("user_autotune", None, triton_meta, inductor_meta, fixed=fixed)

@@ -1,0 +1,91 @@
+"""What one simulated model run cost: a row per kernel launch, the ops left on the host, coverage."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class KernelRun:
+    """One launch of a generated kernel on the simulator."""
+    name: str
+    aten_ops: tuple            # the ATen ops Inductor fused into it
+    kind: str                  # pointwise, reduction, persistent_reduction, template, ...
+    grid: tuple
+    blocks: dict               # the block sizes it ran with
+    cycles: int
+    seconds: float
+    roofline_fraction: float   # achieved / attainable at its arithmetic intensity
+    bound: str                 # what sets its floor: dram, sram, compute, ...
+    compiled: bool             # False: a cache hit (no frontend or backend compile)
+    wall_seconds: float        # host time to compile (if it did) and simulate it
+
+    def as_row(self) -> dict:
+        row = asdict(self)
+        row["aten_ops"] = ", ".join(self.aten_ops)
+        row["blocks"] = " ".join(f"{k}={v}" for k, v in self.blocks.items())
+        return row
+
+
+@dataclass
+class ModelReport:
+    """A model run: `kernels` (one per launch), `not_simulated` (host op -> count), `coverage`."""
+    kernels: list = field(default_factory=list)
+    not_simulated: Counter = field(default_factory=Counter)
+    simulated_ops: int = 0       # ATen compute ops that ran inside simulated kernels
+    graphs_compiled: int = 0     # graphs Inductor compiled during this run (0 on a warm second run)
+    config: str = ""
+    wall_seconds: float = 0.0    # host time of the whole run (compile + simulate)
+
+    @property
+    def cycles(self) -> int:
+        return sum(k.cycles for k in self.kernels)
+
+    @property
+    def seconds(self) -> float:
+        return sum(k.seconds for k in self.kernels)
+
+    @property
+    def host_ops(self) -> int:
+        return sum(self.not_simulated.values())
+
+    @property
+    def coverage(self) -> float:
+        """The fraction of the model's ATen compute ops that ran as simulated kernels."""
+        total = self.simulated_ops + self.host_ops
+        return self.simulated_ops / total if total else 1.0
+
+    @property
+    def cache_hits(self) -> int:
+        return sum(not k.compiled for k in self.kernels)
+
+    @property
+    def compiles(self) -> int:
+        return sum(k.compiled for k in self.kernels)
+
+    def to_dict(self) -> dict:
+        return {"config": self.config, "cycles": self.cycles, "seconds": self.seconds, "coverage": self.coverage,
+                "simulated_ops": self.simulated_ops, "not_simulated": dict(self.not_simulated),
+                "graphs_compiled": self.graphs_compiled, "cache_hits": self.cache_hits, "compiles": self.compiles,
+                "wall_seconds": self.wall_seconds, "kernels": [k.as_row() for k in self.kernels]}
+
+    def table(self) -> str:
+        """The per-kernel table and the totals, as `mtiasim model` prints them."""
+        head = f"{'kernel':<44} {'aten ops':<34} {'grid':>12} {'cycles':>11} {'us':>9} {'roofline':>8}  bound"
+        lines = [head, "-" * len(head)]
+        for k in self.kernels:
+            ops = ", ".join(op.removeprefix("aten.") for op in k.aten_ops)
+            grid = "x".join(str(g) for g in k.grid if g != 1) or "1"
+            lines.append(f"{k.name[:44]:<44} {ops[:34]:<34} {grid:>12} {k.cycles:>11,} {k.seconds * 1e6:>9.2f} "
+                         f"{k.roofline_fraction:>7.1%}  {k.bound}")
+        lines.append("-" * len(head))
+        host = ", ".join(f"{op} x{n}" for op, n in sorted(self.not_simulated.items())) or "none"
+        lines.append(f"total {self.cycles:,} cycles = {self.seconds * 1e6:.2f} us on {self.config} in "
+                     f"{len(self.kernels)} kernel launches ({self.cache_hits} cache hits, {self.compiles} compiled)")
+        lines.append(f"coverage {self.coverage:.1%} of {self.simulated_ops + self.host_ops} ATen compute ops "
+                     f"simulated; on the host: {host}")
+        lines.append(f"simulated in {self.wall_seconds:.2f} s of host time")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
