@@ -21,7 +21,7 @@ Monomial = tuple          # a sorted tuple of scalar Values; () is the constant 
 
 
 def _key(vals) -> Monomial:
-    return tuple(sorted(vals, key=id))
+    return tuple(sorted(vals, key=lambda v: v.serial))
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ free to reload spilled values next to the instruction that reads them.
 """
 from __future__ import annotations
 
-from isa import fields as K
-from isa import scalar as s
+from isa import fields as isa_fields
+from isa import scalar as riscv
 from isa.instruction import make
 from isa.types import F, X
 
@@ -16,7 +16,7 @@ from .codegen.emitter import Label, Proto, VReg
 
 POOL = {"x": list(range(1, 29)), "f": list(range(0, 29))}
 SCRATCH = {"x": [29, 30, 31], "f": [29, 30, 31]}
-BRANCHES = (s.Beq, s.Bne, s.Blt, s.Bge, s.Bltu, s.Bgeu)
+BRANCHES = (riscv.Beq, riscv.Bne, riscv.Blt, riscv.Bge, riscv.Bltu, riscv.Bgeu)
 DEF_FIELDS = ("rd", "fd")
 
 
@@ -55,7 +55,7 @@ def coalesce_copies(code: list) -> list:
                 uses[v] = uses.get(v, 0) + 1
     out = list(code)
     for k, item in enumerate(out):
-        if not (isinstance(item, Proto) and item.cls is s.Mv):
+        if not (isinstance(item, Proto) and item.cls is riscv.Mv):
             continue
         dst, src = item.fields["rd"], item.fields["rs1"]
         if not (isinstance(dst, VReg) and isinstance(src, VReg)) or defs.get(src) != 1 or uses.get(src) != 1:
@@ -64,7 +64,7 @@ def coalesce_copies(code: list) -> list:
             prev = out[j]
             if prev is None:
                 continue
-            if isinstance(prev, Label) or prev.cls in BRANCHES or prev.cls in (s.J, s.Halt):
+            if isinstance(prev, Label) or prev.cls in BRANCHES or prev.cls in (riscv.J, riscv.Halt):
                 break
             d, u = defs_uses(prev)
             if src in d:
@@ -92,9 +92,9 @@ def allocate(code: list, args: list[VReg], spill_base: int, spill_bytes: int):
     for i, p in enumerate(protos):
         if p.cls in BRANCHES:
             succ.append([labels[p.fields["target"]], i + 1])
-        elif p.cls is s.J:
+        elif p.cls is riscv.J:
             succ.append([labels[p.fields["target"]]])
-        elif p.cls is s.Halt:
+        elif p.cls is riscv.Halt:
             succ.append([])
         else:
             succ.append([i + 1])
@@ -170,10 +170,6 @@ def _linear_scan(start, end, pinned):
     return assign, spilled
 
 
-def _phys(v: VReg, assign) -> int:
-    return assign[v]
-
-
 def _rewrite(protos, assign, spilled, base, nbytes):
     if len(spilled) * 8 > nbytes:
         raise RegAllocError(f"the kernel needs {len(spilled)} spilled registers; only {nbytes // 8} fit")
@@ -193,12 +189,12 @@ def _rewrite(protos, assign, spilled, base, nbytes):
                 local[v] = scratch[v.cls].pop(0)
                 addr = base + 8 * spilled[v]
                 if not is_def:
-                    before.append(make(s.Ld, rd=local[v], rs1=0, imm=addr) if v.cls == "x"
-                                  else make(s.Flw, fd=local[v], rs1=0, imm=addr))
+                    before.append(make(riscv.Ld, rd=local[v], rs1=0, imm=addr) if v.cls == "x"
+                                  else make(riscv.Flw, fd=local[v], rs1=0, imm=addr))
             if is_def:
                 addr = base + 8 * spilled[v]
-                after.append(make(s.Sd, rs2=local[v], rs1=0, imm=addr) if v.cls == "x"
-                             else make(s.Fsw, fs2=local[v], rs1=0, imm=addr))
+                after.append(make(riscv.Sd, rs2=local[v], rs1=0, imm=addr) if v.cls == "x"
+                             else make(riscv.Fsw, fs2=local[v], rs1=0, imm=addr))
             return local[v]
 
         fields = {}
@@ -216,9 +212,9 @@ def _rewrite(protos, assign, spilled, base, nbytes):
 def _convert(v, kind, place):
     if isinstance(v, VReg):
         n = place(v)
-        if kind in (K.XReg, K.FReg, K.VReg):
+        if kind in (isa_fields.XReg, isa_fields.FReg, isa_fields.VReg):
             return n
         return X(n) if v.cls == "x" else F(n)
-    if isinstance(v, tuple) and kind is not None and issubclass(kind, K.XList):
+    if isinstance(v, tuple) and kind is not None and issubclass(kind, isa_fields.XList):
         return tuple(X(place(e)) if isinstance(e, VReg) else e for e in v)
     return v

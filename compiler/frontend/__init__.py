@@ -8,7 +8,7 @@ from ..ir.ops import Op
 from ..ir.types import DType
 from ..language.core import _unwrap, constexpr, tensor
 from ..language.semantic import Semantic
-from .codegen import RET, CodeGenerator, is_jit_function
+from .ast_to_ir import RET, AstToIR, is_jit_function
 from .source import FunctionSource, Param
 
 __all__ = ["generate_ir", "FunctionSource", "Param", "is_jit_function"]
@@ -41,8 +41,8 @@ def generate_ir(src: FunctionSource, arg_types: dict[str, DType], constexprs: di
             scope[p.name] = tensor(v, v.type)
         else:
             scope[p.name] = constexpr(constexprs[p.name])
-    gen = CodeGenerator(src, sem, scope)
-    sem.codegen = gen
+    gen = AstToIR(src, sem, scope)
+    sem.ast_to_ir = gen
     with sem:
         gen.visit_stmts(src.fndef.body)
     ret = gen.scope.get(RET)

@@ -15,7 +15,7 @@ For backend passes, the whole API in a few lines:
     OP_DEFS[op.name].doc                              # the op's semantics in words; interpreter/ops.py runs them
 
 Rewrites: `Builder` (create ops before an op), `value.replace_all_uses_with(new)`,
-`op.replace_all_uses_with(values)`, `op.erase()`, `rewrite.rewrite_greedily(module, {Op.X: [fn]})`,
+`op.replace_all_uses_with(values)`, `op.erase()`, `op.clone()`,
 helpers in `patterns` (constant_value, defining_op, combine_kind for tt.reduce/tt.scan).
 Structured control flow: scf.for (operands lb, ub, step, inits...; body args iv, iters...; ends in
 scf.yield), scf.if (two regions, results yielded), scf.while (before region ends in scf.condition,

@@ -7,6 +7,7 @@ owns its arguments and a list of ops. Values know their users (`value.uses`) and
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
@@ -25,6 +26,9 @@ class Loc:
         return f"{self.file}:{self.line}:{self.col}"
 
 
+_SERIALS = itertools.count()
+
+
 @dataclass(eq=False)
 class Use:
     """Operand `index` of `op` reads the value this use hangs on."""
@@ -33,13 +37,15 @@ class Use:
 
 
 class Value:
-    """An SSA value: the result of an op or an argument of a block."""
-    __slots__ = ("type", "uses", "name_hint")
+    """An SSA value: the result of an op or an argument of a block. `serial` counts values in the
+    order they were made: a deterministic order where passes need one (ids change from run to run)."""
+    __slots__ = ("type", "uses", "name_hint", "serial")
 
     def __init__(self, type: Type, name_hint: str | None = None):
         self.type = type
         self.uses: list[Use] = []
         self.name_hint = name_hint
+        self.serial = next(_SERIALS)
 
     @property
     def owner(self):  # pragma: no cover - overridden
@@ -49,9 +55,6 @@ class Value:
     def users(self) -> list["Operation"]:
         """The ops that read this value (an op reading it twice appears twice)."""
         return [u.op for u in self.uses]
-
-    def has_uses(self) -> bool:
-        return bool(self.uses)
 
     def replace_all_uses_with(self, new: "Value") -> None:
         if new is self:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable
 
-from . import types as T
+from .types import BlockType, PointerType, ScalarType, TensorDescType, i1, i32
 
 
 class Op(str, Enum):
@@ -252,9 +252,9 @@ def _same_types(kind: str | None = None):
             _fail(op, "requires all operands and the result to have one type, got "
                   + ", ".join(sorted(t.ir for t in ts)))
         t = ts.pop().scalar
-        if kind == "int" and not (isinstance(t, T.ScalarType) and t.is_int()):
+        if kind == "int" and not (isinstance(t, ScalarType) and t.is_int()):
             _fail(op, f"requires integer operands, got {t.ir}")
-        if kind == "float" and not (isinstance(t, T.ScalarType) and t.is_floating()):
+        if kind == "float" and not (isinstance(t, ScalarType) and t.is_floating()):
             _fail(op, f"requires floating point operands, got {t.ir}")
     return check
 
@@ -272,15 +272,15 @@ def _cast(src_ok: Callable, dst_ok: Callable, width: Callable | None = None):
 
 
 def _is_int(t):
-    return isinstance(t, T.ScalarType) and t.is_int()
+    return isinstance(t, ScalarType) and t.is_int()
 
 
 def _is_float(t):
-    return isinstance(t, T.ScalarType) and t.is_floating()
+    return isinstance(t, ScalarType) and t.is_floating()
 
 
 def _is_ptr(t):
-    return isinstance(t, T.PointerType)
+    return isinstance(t, PointerType)
 
 
 def _check_cmp(kind):
@@ -288,7 +288,7 @@ def _check_cmp(kind):
         a, b = op.operands
         if a.type != b.type:
             _fail(op, f"compares different types {a.type.ir} and {b.type.ir}")
-        want = T.i1 if not a.type.shape else T.BlockType(a.type.shape, T.i1)
+        want = i1 if not a.type.shape else BlockType(a.type.shape, i1)
         if op.result.type != want:
             _fail(op, f"result must be {want.ir}")
         preds = INT_PREDICATES if kind == "int" else FLOAT_PREDICATES
@@ -299,7 +299,7 @@ def _check_cmp(kind):
 
 def _check_float_test(op):
     x = op.x.type
-    if not _is_float(x.scalar) or op.result.type != T.i1.with_shape(x.shape):
+    if not _is_float(x.scalar) or op.result.type != i1.with_shape(x.shape):
         _fail(op, f"needs floats and gives i1 of their shape, got {x.ir} -> {op.result.type.ir}")
 
 
@@ -311,7 +311,7 @@ def _check_select(op):
     c, a, b = op.operands
     if a.type != b.type or op.result.type != a.type:
         _fail(op, "requires both choices and the result to have one type")
-    if c.type.scalar != T.i1 or (c.type.shape and c.type.shape != a.type.shape):
+    if c.type.scalar != i1 or (c.type.shape and c.type.shape != a.type.shape):
         _fail(op, f"condition must be i1 of the result's shape, got {c.type.ir}")
 
 
@@ -334,7 +334,7 @@ def _check_expand_dims(op):
     s, r = op.src.type, op.result.type
     shape = list(s.shape)
     shape.insert(op.attrs["axis"], 1)
-    if r != T.BlockType(tuple(shape), s.scalar):
+    if r != BlockType(tuple(shape), s.scalar):
         _fail(op, f"expand_dims axis {op.attrs['axis']} of {s.ir} is not {r.ir}")
 
 
@@ -347,13 +347,13 @@ def _check_reshape(op):
 def _check_trans(op):
     s, r = op.src.type, op.result.type
     order = list(op.attrs["order"])
-    if sorted(order) != list(range(len(s.shape))) or r != T.BlockType(tuple(s.shape[i] for i in order), s.scalar):
+    if sorted(order) != list(range(len(s.shape))) or r != BlockType(tuple(s.shape[i] for i in order), s.scalar):
         _fail(op, f"order {order} does not map {s.ir} to {r.ir}")
 
 
 def _check_join(op):
     a, b = op.operands
-    if a.type != b.type or op.result.type != T.BlockType(tuple(a.type.shape) + (2,), a.type.scalar):
+    if a.type != b.type or op.result.type != BlockType(tuple(a.type.shape) + (2,), a.type.scalar):
         _fail(op, f"cannot join {a.type.ir} and {b.type.ir} into {op.result.type.ir}")
 
 
@@ -386,7 +386,7 @@ def _check_extract_slice(op):
 
 def _check_make_range(op):
     s, e = op.attrs["start"], op.attrs["end"]
-    if op.result.type != T.BlockType((e - s,), T.i32):
+    if op.result.type != BlockType((e - s,), i32):
         _fail(op, f"[{s}, {e}) must give tensor<{e - s}xi32>")
 
 
@@ -403,7 +403,7 @@ def _check_load(op):
         _fail(op, f"needs pointers, got {p.ir}")
     if op.result.type != p.scalar.element_ty.with_shape(p.shape):
         _fail(op, f"result {op.result.type.ir} is not what {p.ir} points to")
-    if op.mask is not None and op.mask.type != T.i1.with_shape(p.shape):
+    if op.mask is not None and op.mask.type != i1.with_shape(p.shape):
         _fail(op, f"mask must be i1 of the pointer's shape, got {op.mask.type.ir}")
     if op.other is not None and op.other.type != op.result.type:
         _fail(op, f"other must have the result type, got {op.other.type.ir}")
@@ -413,7 +413,7 @@ def _check_store(op):
     p, v, mask = op.ptr, op.value, op.mask
     if not _is_ptr(p.type.scalar) or v.type.shape != p.type.shape or v.type.scalar != p.type.scalar.element_ty:
         _fail(op, f"cannot store {v.type.ir} through {p.type.ir}")
-    if mask is not None and (mask.type.scalar != T.i1 or mask.type.shape != p.type.shape):
+    if mask is not None and (mask.type.scalar != i1 or mask.type.shape != p.type.shape):
         _fail(op, "mask must be i1 of the pointer shape")
 
 
@@ -481,9 +481,9 @@ def _check_histogram(op):
     src, r = op.src.type, op.result.type
     if not src.is_block() or len(src.shape) != 1 or not _is_int(src.scalar):
         _fail(op, f"needs a 1-D block of integers, got {src.ir}")
-    if not r.is_block() or len(r.shape) != 1 or r.scalar != T.i32:
+    if not r.is_block() or len(r.shape) != 1 or r.scalar != i32:
         _fail(op, f"result must be a 1-D block of i32 (one count per bin), got {r.ir}")
-    if op.mask is not None and op.mask.type != T.i1.with_shape(src.shape):
+    if op.mask is not None and op.mask.type != i1.with_shape(src.shape):
         _fail(op, f"mask must be i1 of the input's shape, got {op.mask.type.ir}")
 
 
@@ -500,7 +500,7 @@ def _check_for(op):
 
 
 def _check_if(op):
-    if op.cond.type != T.i1:
+    if op.cond.type != i1:
         _fail(op, f"condition must be i1, got {op.cond.type.ir}")
     for r in op.regions:
         _check_yield_types(op, r.block, [x.type for x in op.results])
@@ -540,14 +540,14 @@ def _check_desc(op):
 
 def _check_desc_load(op):
     desc = op.desc.type
-    if not isinstance(desc, T.TensorDescType) or op.result.type != desc.block_type or \
+    if not isinstance(desc, TensorDescType) or op.result.type != desc.block_type or \
             len(op.offsets) != len(desc.block_type.shape):
         _fail(op, "needs a descriptor and one offset per dimension; result is the descriptor's block")
 
 
 def _check_desc_store(op):
     desc, val = op.desc, op.value
-    if not isinstance(desc.type, T.TensorDescType) or val.type != desc.type.block_type or \
+    if not isinstance(desc.type, TensorDescType) or val.type != desc.type.block_type or \
             len(op.offsets) != len(desc.type.block_type.shape):
         _fail(op, "needs a descriptor, a value of its block type and one offset per dimension")
 
@@ -643,7 +643,7 @@ define(Op.TRUNCF, "Narrow a float, round to nearest even.", operands=("x",), ele
 define(Op.FP_TO_FP, "Convert to/from fp8 formats. attrs: rounding ('rtne' or 'rtz', for narrowing).",
        operands=("x",), elementwise=True, check=_cast(_is_float, _is_float))
 define(Op.BITCAST, "Reinterpret the bits as another scalar type of the same width.", operands=("x",),
-       elementwise=True, check=_cast(lambda t: isinstance(t, T.ScalarType), lambda t: isinstance(t, T.ScalarType),
+       elementwise=True, check=_cast(lambda t: isinstance(t, ScalarType), lambda t: isinstance(t, ScalarType),
                                      lambda s, d: s.bitwidth == d.bitwidth))
 define(Op.PTR_BITCAST, "Reinterpret a pointer as a pointer to another element type (same address).",
        operands=("x",), elementwise=True, check=_cast(_is_ptr, _is_ptr))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 
-from . import types as T
+from .types import BlockType, PointerType, SCALARS, TensorDescType, Type
 from .core import Block, Loc, Module, Operation, Region, Value
 
 
@@ -17,7 +17,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _NUMBER = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+)")
 
 
-def parse_type(text: str) -> T.Type:
+def parse_type(text: str) -> Type:
     """A type from its IR spelling: i32, ptr<f16>, tensor<128x64xf32>, desc<64x64xf16>."""
     t, rest = _parse_type_prefix(text.strip())
     if rest.strip():
@@ -25,8 +25,8 @@ def parse_type(text: str) -> T.Type:
     return t
 
 
-def _parse_type_prefix(s: str) -> tuple[T.Type, str]:
-    for head, make in (("tensor<", None), ("desc<", T.TensorDescType)):
+def _parse_type_prefix(s: str) -> tuple[Type, str]:
+    for head, make in (("tensor<", None), ("desc<", TensorDescType)):
         if s.startswith(head):
             body = s[len(head):]
             dims = []
@@ -39,17 +39,17 @@ def _parse_type_prefix(s: str) -> tuple[T.Type, str]:
             elem, body = _parse_type_prefix(body)
             if not body.startswith(">"):
                 raise ParseError(f"expected '>' in type {s!r}")
-            block = T.BlockType(tuple(dims), elem)
+            block = BlockType(tuple(dims), elem)
             return (make(block) if make else block), body[1:]
     if s.startswith("ptr<"):
         elem, body = _parse_type_prefix(s[4:])
         if not body.startswith(">"):
             raise ParseError(f"expected '>' in type {s!r}")
-        return T.PointerType(elem), body[1:]
+        return PointerType(elem), body[1:]
     m = re.match(r"[a-z0-9]+", s)
-    if not m or m.group(0) not in T.SCALARS:
+    if not m or m.group(0) not in SCALARS:
         raise ParseError(f"unknown type at {s[:20]!r}")
-    return T.SCALARS[m.group(0)], s[m.end():]
+    return SCALARS[m.group(0)], s[m.end():]
 
 
 class _Line:
@@ -144,13 +144,13 @@ class _Line:
                 return out
             self.expect(",")
 
-    def type(self) -> T.Type:
+    def type(self) -> Type:
         self.ws()
         t, rest = _parse_type_prefix(self.rest())
         self.i = len(self.s) - len(rest)
         return t
 
-    def types(self) -> list[T.Type]:
+    def types(self) -> list[Type]:
         """Comma separated types up to 'loc(', '{' or the end of the line."""
         out = []
         while True:

@@ -398,4 +398,4 @@ def map_elementwise(scalar_fn, *args, pack=1):
     if tensors[0].type.is_block():
         shape = tensors[0].type.shape
         tensors = [s.broadcast_to(t, shape) for t in tensors]
-    return s.codegen.call_function(_unwrap(scalar_fn), tensors, {})
+    return s.ast_to_ir.call_function(_unwrap(scalar_fn), tensors, {})

@@ -276,7 +276,7 @@ class tensor:
         if getattr(fn, "__triton_jit__", False):     # a @jit library function (x.sort(), x.flip())
             @builtin
             def method(*args, **kwargs):
-                return _sem().codegen.call_function(fn, [self, *args], kwargs)
+                return _sem().ast_to_ir.call_function(fn, [self, *args], kwargs)
             return method
 
         @builtin

@@ -146,7 +146,7 @@ def _combine_with(fn, n):
     s = current()
 
     def combine(a, b):
-        out = s.codegen.call_function(fn, list(a) + list(b), {})
+        out = s.ast_to_ir.call_function(fn, list(a) + list(b), {})
         out = _unwrap(out)
         return list(out) if isinstance(out, tuple) else [out]
     return combine

@@ -43,9 +43,9 @@ def validate_block_shape(shape) -> tuple:
 
 
 class Semantic:
-    def __init__(self, builder: Builder, codegen=None):
+    def __init__(self, builder: Builder):
         self.b = builder
-        self.codegen = codegen   # the AST visitor, for tl.reduce/associative_scan combine functions
+        self.ast_to_ir = None     # the AST visitor (set by the frontend), for combine functions and helpers
 
     def __enter__(self):
         _STACK.append(self)

@@ -52,6 +52,19 @@ def test_build_print_verify_parse():
     assert print_module(again) == text
 
 
+def test_clone_is_a_deep_copy_that_prints_the_same_and_changes_alone():
+    m, loop = make_kernel()
+    copy = m.clone()
+    verify(copy)
+    assert print_module(copy, with_locs=True) == print_module(m, with_locs=True)
+    copied_loop = next(op for op in copy.walk() if op.name == Op.FOR)
+    assert copied_loop is not loop and copied_loop.body.args[1] is not loop.body.args[1]
+    assert all(u.op in list(copied_loop.walk()) for u in copied_loop.body.args[1].uses)
+    copied_loop.attrs["tt.num_stages"] = 2
+    copy.function().body.ops[0].result.replace_all_uses_with(copy.function().body.ops[1].result)
+    assert "tt.num_stages" not in loop.attrs and loop.lower.owner.attrs["value"] == 0
+
+
 def test_def_use_navigation_and_rewrites():
     m, loop = make_kernel()
     func = m.function("k")

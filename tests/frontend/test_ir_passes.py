@@ -117,33 +117,3 @@ def test_passes_are_small_frozen_dataclasses():
         assert p.name == name
         with pytest.raises(Exception):
             p.name = "other"
-
-
-def test_rewrite_driver_applies_a_pattern_table():
-    from compiler.ir import Op, patterns
-    from compiler.ir.rewrite import rewrite_greedily
-
-    def mul_by_power_of_two_to_shift(op, b):
-        c = patterns.constant_value(op.operands[1])
-        if isinstance(c, int) and c > 0 and c & (c - 1) == 0:
-            shift = b.constant(c.bit_length() - 1, op.operands[1].type)
-            return [b.create1(Op.SHLI, [op.operands[0], shift], op.result.type)]
-        return None
-
-    m = parse_module("""module {
-  tt.func @k(%x: ptr<i32>, %n: i32) {
-    %c8 = arith.constant {value = 8} : i32
-    %c6 = arith.constant {value = 6} : i32
-    %a = arith.muli %n, %c8 : i32
-    %b = arith.muli %a, %c6 : i32
-    tt.store %x, %b
-    tt.return
-  }
-}
-""")
-    assert rewrite_greedily(m, {Op.MULI: [mul_by_power_of_two_to_shift]})
-    verify(m)
-    check_ir(print_module(m), """
-        CHECK: %a = arith.shli %n, %{{[0-9]+}} : i32
-        CHECK: %b = arith.muli %a, %c6 : i32
-    """)

@@ -14,22 +14,22 @@ import re
 from isa import cb as cbi
 from isa import dma, se, sync
 from isa import re as rei
-from isa import scalar as s
+from isa import scalar as riscv
 from isa.types import Tile
 
 from ...ir import Op
-from ...ir import types as T
+from ...ir.types import f64, i1, u64
 from ...ir.core import Block, Operation, Value
-from .. import dialect as D
-from ..passes.bufferize import Loc, Plan, Uniform, dtype_of
+from .. import dialect as mtia
+from ..passes.bufferize import TileLoc, Plan, Uniform, dtype_of
 from ..passes.util import error_at
 from . import cpp, rvv_ops, scalar_ops, tile_ops
 from .emitter import Emitter, Proto, VReg
 
-_LOADS = {"i8": s.Lb, "u8": s.Lbu, "i1": s.Lbu, "i16": s.Lh, "u16": s.Lhu, "i32": s.Lw, "u32": s.Lwu,
-          "i64": s.Ld, "u64": s.Ld}
-_STORES = {"i8": s.Sb, "u8": s.Sb, "i1": s.Sb, "i16": s.Sh, "u16": s.Sh, "i32": s.Sw, "u32": s.Sw,
-           "i64": s.Sd, "u64": s.Sd}
+_LOADS = {"i8": riscv.Lb, "u8": riscv.Lbu, "i1": riscv.Lbu, "i16": riscv.Lh, "u16": riscv.Lhu, "i32": riscv.Lw,
+          "u32": riscv.Lwu, "i64": riscv.Ld, "u64": riscv.Ld}
+_STORES = {"i8": riscv.Sb, "u8": riscv.Sb, "i1": riscv.Sb, "i16": riscv.Sh, "u16": riscv.Sh, "i32": riscv.Sw,
+           "u32": riscv.Sw, "i64": riscv.Sd, "u64": riscv.Sd}
 BIG_IMM = 1 << 53                 # larger integer immediates travel in a register, not as an f64
 
 
@@ -67,7 +67,7 @@ class Codegen:
 
     def const_reg(self, c: int) -> VReg:
         r = self.e.vreg("x")
-        self.e.emit(s.Li, rd=r, imm=int(c))
+        self.e.emit(riscv.Li, rd=r, imm=int(c))
         return r
 
     def zero(self) -> VReg:
@@ -83,9 +83,9 @@ class Codegen:
             c = op.attrs["value"]
             r = self.e.vreg("f" if _is_float(v.type) else "x")
             if _is_float(v.type):
-                self.e.emit(s.FliD if v.type == T.f64 else s.Fli, fd=r, imm=float(c))
+                self.e.emit(riscv.FliD if v.type == f64 else riscv.Fli, fd=r, imm=float(c))
             else:
-                self.e.emit(s.Li, rd=r, imm=_canonical_int(c, v.type))
+                self.e.emit(riscv.Li, rd=r, imm=_canonical_int(c, v.type))
             return r
         raise self.error(op if isinstance(op, Operation) else None,
                          f"internal error: no register for {v!r} (defined by {getattr(op, 'name', op)})")
@@ -95,24 +95,24 @@ class Codegen:
         if bits >= 64:
             return r
         out = self.e.vreg("x")
-        self.e.emit({8: s.ZextB, 16: s.ZextH, 32: s.ZextW}[bits], rd=out, rs1=r)
+        self.e.emit({8: riscv.ZextB, 16: riscv.ZextH, 32: riscv.ZextW}[bits], rd=out, rs1=r)
         return out
 
     def select_into(self, rd: VReg, cond: VReg, pair) -> None:
         """rd = pair[0] if cond else pair[1], with a branch."""
         a, b = pair
-        mv = s.FmvS if rd.cls == "f" else s.Mv
+        mv = riscv.FmvS if rd.cls == "f" else riscv.Mv
         done = self.e.new_label("sel")
         fields = ("fd", "fs1") if rd.cls == "f" else ("rd", "rs1")
         self.e.emit(mv, **{fields[0]: rd, fields[1]: a})
-        self.e.emit(s.Bne, rs1=cond, rs2=self.zero(), target=done)
+        self.e.emit(riscv.Bne, rs1=cond, rs2=self.zero(), target=done)
         self.e.emit(mv, **{fields[0]: rd, fields[1]: b})
         self.e.place(done)
 
     # ---- block values -----------------------------------------------------------------------
     def tile(self, v: Value, op: Operation, dtype: str | None = None) -> Tile:
         loc = self.plan.loc.get(v)
-        if not isinstance(loc, Loc):
+        if not isinstance(loc, TileLoc):
             raise self.error(op, f"internal error: {v!r} has no tile (it is {loc!r})")
         return Tile(loc.sid, "keep", dtype or loc.dtype, loc.shape)
 
@@ -166,7 +166,7 @@ class Codegen:
         cpp.header(self)
         self.block(func.body)
         e.place(self.end_label)
-        e.emit(s.Halt)
+        e.emit(riscv.Halt)
         e.indent = 0
         e.line("}")
         return e
@@ -191,7 +191,7 @@ class Codegen:
             return                                   # the enclosing op copies and pops for it
         elif name == Op.RETURN:
             if op.parent is not self.func.body:
-                e.emit(s.J, target=self.end_label)
+                e.emit(riscv.J, target=self.end_label)
         elif name == Op.ASSERT:
             self.assert_(op)
         elif name == Op.RE_REDUCE:
@@ -232,7 +232,7 @@ class Codegen:
         for r in op.results:
             if r in self.plan.fetch:
                 self.fetch(r, self.plan.loc[r].sid, self.plan.loc[r].dtype)
-        if op.name == D.TO_SCALAR:
+        if op.name == mtia.TO_SCALAR:
             src = self.plan.loc[op.src]
             self.fetch(op.results[0], src.sid, src.dtype)
 
@@ -242,7 +242,7 @@ class Codegen:
         e.emit(cbi.CbWait, rd=addr, cb=sid)
         rd = self.def_reg(v)
         if dtype in ("f32", "f64"):
-            e.emit(s.Flw if dtype == "f32" else s.Fld, fd=rd, rs1=addr, imm=0)
+            e.emit(riscv.Flw if dtype == "f32" else riscv.Fld, fd=rd, rs1=addr, imm=0)
         elif dtype in _LOADS:
             e.emit(_LOADS[dtype], rd=rd, rs1=addr, imm=0)
         else:
@@ -269,7 +269,7 @@ class Codegen:
         lb, ub, step = op.lower, op.upper, op.step
         body = op.body
         iv = self.def_reg(body.args[0])
-        e.emit(s.Mv, rd=iv, rs1=self.reg(lb))
+        e.emit(riscv.Mv, rd=iv, rs1=self.reg(lb))
         carried = self.plan.carried.get(op, {})
         for j, (init, arg) in enumerate(zip(op.inits, body.args[1:])):
             if j in carried:
@@ -283,7 +283,7 @@ class Codegen:
         cpp.loop_open(self, op, iv)
         e.place(top)
         unsigned = lb.type.is_int_unsigned()
-        e.emit(s.Bgeu if unsigned else s.Bge, rs1=iv, rs2=self.reg(ub), target=end)
+        e.emit(riscv.Bgeu if unsigned else riscv.Bge, rs1=iv, rs2=self.reg(ub), target=end)
         e.indent += 1
         self.block(body)
         y = body.terminator
@@ -294,20 +294,20 @@ class Codegen:
         self.parallel_copy([(self.regs[a], y.values[j]) for j, a in enumerate(body.args[1:]) if j not in carried])
         c = self.const_int(step)
         if c is not None:
-            e.emit(s.Addi, rd=iv, rs1=iv, imm=c)
+            e.emit(riscv.Addi, rd=iv, rs1=iv, imm=c)
         else:
-            e.emit(s.Add, rd=iv, rs1=iv, rs2=self.reg(step))
+            e.emit(riscv.Add, rd=iv, rs1=iv, rs2=self.reg(step))
         scalar_ops.canonicalize(self, iv, lb.type)
-        e.emit(s.J, target=top)
+        e.emit(riscv.J, target=top)
         e.indent -= 1
         e.line("}")
         e.place(end)
 
     def copy(self, dst: VReg, src: VReg) -> None:
         if dst.cls == "f":
-            self.e.emit(s.FmvS, fd=dst, fs1=src)
+            self.e.emit(riscv.FmvS, fd=dst, fs1=src)
         else:
-            self.e.emit(s.Mv, rd=dst, rs1=src)
+            self.e.emit(riscv.Mv, rd=dst, rs1=src)
 
     def parallel_copy(self, pairs) -> None:
         """dst_j = value_j for all j at once: values that are themselves destinations go via temps."""
@@ -342,11 +342,11 @@ class Codegen:
         cond = self.reg(op.cond)
         outs = [self.def_reg(r) if not r.type.is_block() else None for r in op.results]
         else_l, end = e.new_label("else"), e.new_label("endif")
-        e.emit(s.Beq, rs1=cond, rs2=self.zero(), target=else_l)
+        e.emit(riscv.Beq, rs1=cond, rs2=self.zero(), target=else_l)
         cpp.if_open(self, op)
         for k, region in enumerate(op.regions):
             if k == 1:
-                e.emit(s.J, target=end)
+                e.emit(riscv.J, target=end)
                 e.place(else_l)
                 e.indent -= 1
                 e.line("} else {")
@@ -361,7 +361,7 @@ class Codegen:
                 if r is not None:
                     self.copy(r, self.reg(v))
         if len(op.regions) == 1:
-            e.emit(s.J, target=end)
+            e.emit(riscv.J, target=end)
             e.place(else_l)
         e.place(end)
         e.indent -= 1
@@ -388,7 +388,7 @@ class Codegen:
             r = self.def_reg(arg)
             self.copy(r, self.reg(v))
             self.regs[res] = r
-        e.emit(s.Beq, rs1=self.reg(cond.cond), rs2=self.zero(), target=end)
+        e.emit(riscv.Beq, rs1=self.reg(cond.cond), rs2=self.zero(), target=end)
         e.line(f"if (!{cpp.name(self, cond.cond)}) break;")
         self.block(after)
         y = after.terminator
@@ -398,7 +398,7 @@ class Codegen:
         self.apply_pops(y, start)
         self.parallel_copy([(self.regs[a], v) for j, (a, v) in enumerate(zip(before.args, y.operands))
                             if j not in carried])
-        e.emit(s.J, target=top)
+        e.emit(riscv.J, target=top)
         e.indent -= 1
         e.line("}")
         e.place(end)
@@ -414,23 +414,23 @@ class Codegen:
             if other is not None:
                 self.copy(rd, self.reg(other))
             else:
-                (e.emit(s.Fli, fd=rd, imm=0.0) if rd.cls == "f" else e.emit(s.Li, rd=rd, imm=0))
+                (e.emit(riscv.Fli, fd=rd, imm=0.0) if rd.cls == "f" else e.emit(riscv.Li, rd=rd, imm=0))
             skip = e.new_label("skipload")
-            e.emit(s.Beq, rs1=self.reg(mask), rs2=self.zero(), target=skip)
+            e.emit(riscv.Beq, rs1=self.reg(mask), rs2=self.zero(), target=skip)
         if op in self.plan.temps:           # f16/bf16/f64: one-element DMA, then the SE widens it
             sid = self.plan.temps[op]
             e.emit(dma.DmaIn, dst=Tile(sid, "push", dt, (1,)), base=self.reg(ptr), strides=(1,), unaligned=1)
             e.emit(se.SeMov, out=Tile(sid, "acc", "f32", (1,)), a=Tile(sid, "keep", dt, (1,)))
             addr = e.vreg("x")
             e.emit(cbi.CbWait, rd=addr, cb=sid)
-            e.emit(s.Flw, fd=rd, rs1=addr, imm=0)
+            e.emit(riscv.Flw, fd=rd, rs1=addr, imm=0)
             e.emit(cbi.CbPop, cb=sid)
         elif dt in ("f32", "f64"):
-            e.emit(s.Flw if dt == "f32" else s.Fld, fd=rd, rs1=self.reg(ptr), imm=0)
+            e.emit(riscv.Flw if dt == "f32" else riscv.Fld, fd=rd, rs1=self.reg(ptr), imm=0)
         elif dt in _LOADS:
             e.emit(_LOADS[dt], rd=rd, rs1=self.reg(ptr), imm=0)
         elif op.result.type.is_ptr():
-            e.emit(s.Ld, rd=rd, rs1=self.reg(ptr), imm=0)
+            e.emit(riscv.Ld, rd=rd, rs1=self.reg(ptr), imm=0)
         else:
             raise self.error(op, f"a scalar load of {dt} is not supported by the control core (load a block)")
         if skip:
@@ -444,13 +444,13 @@ class Codegen:
         skip = None
         if op.mask is not None:
             skip = e.new_label("skipstore")
-            e.emit(s.Beq, rs1=self.reg(op.mask), rs2=self.zero(), target=skip)
+            e.emit(riscv.Beq, rs1=self.reg(op.mask), rs2=self.zero(), target=skip)
         if op in self.plan.temps:           # f16/bf16/f64: the SE narrows or widens into a slot, a DMA stores it
             sid = self.plan.temps[op]
             e.emit(se.SeFill, out=Tile(sid, "push", dt, (1,)), value=self.reg(val))
             e.emit(dma.DmaOut, src=Tile(sid, "pop", dt, (1,)), base=self.reg(ptr), strides=(1,), unaligned=1)
         elif dt in ("f32", "f64"):
-            e.emit(s.Fsw if dt == "f32" else s.Fsd, fs2=self.reg(val), rs1=self.reg(ptr), imm=0)
+            e.emit(riscv.Fsw if dt == "f32" else riscv.Fsd, fs2=self.reg(val), rs1=self.reg(ptr), imm=0)
         elif dt in _STORES:
             e.emit(_STORES[dt], rs2=self.reg(val), rs1=self.reg(ptr), imm=0)
         else:
@@ -477,36 +477,36 @@ class Codegen:
             e.emit(sync.Pid, rd=pid[axis], axis=axis)
             e.emit(sync.Nprog, rd=n[axis], axis=axis)
         me, count, tmp = e.vreg("x"), e.vreg("x"), e.vreg("x")
-        e.emit(s.Mul, rd=tmp, rs1=pid[2], rs2=n[1])           # me = x + nx * (y + ny * z)
-        e.emit(s.Add, rd=tmp, rs1=tmp, rs2=pid[1])
-        e.emit(s.Mul, rd=tmp, rs1=tmp, rs2=n[0])
-        e.emit(s.Add, rd=me, rs1=tmp, rs2=pid[0])
-        e.emit(s.Mul, rd=count, rs1=n[0], rs2=n[1])
-        e.emit(s.Mul, rd=count, rs1=count, rs2=n[2])
-        e.emit(s.Addi, rd=count, rs1=count, imm=-1)           # the last program's id
+        e.emit(riscv.Mul, rd=tmp, rs1=pid[2], rs2=n[1])           # me = x + nx * (y + ny * z)
+        e.emit(riscv.Add, rd=tmp, rs1=tmp, rs2=pid[1])
+        e.emit(riscv.Mul, rd=tmp, rs1=tmp, rs2=n[0])
+        e.emit(riscv.Add, rd=me, rs1=tmp, rs2=pid[0])
+        e.emit(riscv.Mul, rd=count, rs1=n[0], rs2=n[1])
+        e.emit(riscv.Mul, rd=count, rs1=count, rs2=n[2])
+        e.emit(riscv.Addi, rd=count, rs1=count, imm=-1)           # the last program's id
         src = self.plan.loc.get(x)
         if isinstance(src, Uniform):
             e.emit(se.SeFill, out=t("push"), value=self.scalar_src(src.value))
         else:
             e.emit(se.SeMov, out=t("push"), a=self.src(x, op))
         send, last, done = e.new_label("re_send"), e.new_label("re_last"), e.new_label("re_done")
-        e.emit(s.Beq, rs1=me, rs2=self.zero(), target=send)
+        e.emit(riscv.Beq, rs1=me, rs2=self.zero(), target=send)
         e.emit(combine, out=t("acc"), a=t("keep"), b=Tile(partial, "pop", loc.dtype, loc.shape))
         e.place(send)
-        e.emit(s.Beq, rs1=me, rs2=count, target=last)
+        e.emit(riscv.Beq, rs1=me, rs2=count, target=last)
         nxt = e.vreg("x")
-        e.emit(s.Addi, rd=nxt, rs1=me, imm=1)
+        e.emit(riscv.Addi, rd=nxt, rs1=me, imm=1)
         e.emit(rei.ReSend, a=t("keep"), pe=nxt, cb=partial)
         e.emit(se.SeMov, out=t("acc"), a=Tile(total, "pop", loc.dtype, loc.shape))
-        e.emit(s.J, target=done)
+        e.emit(riscv.J, target=done)
         e.place(last)
         i, loop = e.vreg("x"), e.new_label("re_bcast")
-        e.emit(s.Li, rd=i, imm=0)
+        e.emit(riscv.Li, rd=i, imm=0)
         e.place(loop)
-        e.emit(s.Bge, rs1=i, rs2=count, target=done)
+        e.emit(riscv.Bge, rs1=i, rs2=count, target=done)
         e.emit(rei.ReSend, a=t("keep"), pe=i, cb=total)
-        e.emit(s.Addi, rd=i, rs1=i, imm=1)
-        e.emit(s.J, target=loop)
+        e.emit(riscv.Addi, rd=i, rs1=i, imm=1)
+        e.emit(riscv.J, target=loop)
         e.place(done)
         e.line(f"{cpp.name(self, op.results[0])} = re_reduce_{op.attrs.get('op', 'sum')}(cb{loc.sid});"
                f"   // chain over the reduction network, then broadcast")
@@ -525,7 +525,7 @@ class Codegen:
                    op="and", axis=0)
             addr, flag = e.vreg("x"), e.vreg("x")
             e.emit(cbi.CbWait, rd=addr, cb=sid)
-            e.emit(s.Lbu, rd=flag, rs1=addr, imm=0)
+            e.emit(riscv.Lbu, rd=flag, rs1=addr, imm=0)
             e.emit(cbi.CbPop, cb=sid)
         else:
             flag = self.reg(cond)
@@ -548,12 +548,12 @@ def _is_float(t) -> bool:
 
 def _canonical_int(c, t) -> int:
     c = int(c)
-    if t.is_int() and t != T.i1 and t.int_bitwidth < 64:
+    if t.is_int() and t != i1 and t.int_bitwidth < 64:
         bits = t.int_bitwidth
         c &= (1 << bits) - 1
         if t.is_int_signed() and c >> (bits - 1):
             c -= 1 << bits
-    elif t == T.u64 and c >= 1 << 63:
+    elif t == u64 and c >= 1 << 63:
         c -= 1 << 64
     return c
 
@@ -566,7 +566,7 @@ def _float_const(v: Value):
 
 
 def _reads_tiles(op: Operation, plan: Plan) -> bool:
-    return any(v.type.is_block() and isinstance(plan.loc.get(v), Loc) for v in op.operands)
+    return any(v.type.is_block() and isinstance(plan.loc.get(v), TileLoc) for v in op.operands)
 
 
 def _mark_last_read(code: list, start: int, sid: int) -> bool:

@@ -9,13 +9,13 @@ it. Scalar operands use the vector-scalar forms (`.vx`), so a splat is never mat
 from __future__ import annotations
 
 from isa import cb as cbi
-from isa import scalar as s
-from isa import vector as v
+from isa import scalar as riscv
+from isa import vector
 from isa.types import itemsize
 
 from ...ir import Op
 from ...ir.core import Operation
-from ..passes.bufferize import Loc, Uniform
+from ..passes.bufferize import TileLoc, Uniform
 
 # op name -> (vector-vector class, vector-scalar class); u = the op reads its operands unsigned
 RVV_OPS = {
@@ -54,7 +54,7 @@ def lower(g, op: Operation) -> None:
     ptrs, scalar = [], None
     for x in op.operands:
         loc = g.plan.loc.get(x)
-        if isinstance(loc, Loc):
+        if isinstance(loc, TileLoc):
             addr = e.vreg("x")
             e.emit(cbi.CbWait, rd=addr, cb=loc.sid)           # the core waits for the engine that makes it
             ptrs.append(addr)
@@ -64,10 +64,10 @@ def lower(g, op: Operation) -> None:
     dst = e.vreg("x")
     e.emit(cbi.CbReserve, rd=dst, cb=out.sid)
     left, vl, step = e.vreg("x"), e.vreg("x"), e.vreg("x")
-    e.emit(s.Li, rd=left, imm=n)
+    e.emit(riscv.Li, rd=left, imm=n)
     loop = e.new_label("rvv")
     e.place(loop)
-    e.emit(v.Vsetvli, rd=vl, rs1=left, sew=sew, lmul="m8")
+    e.emit(vector.Vsetvli, rd=vl, rs1=left, sew=sew, lmul="m8")
     regs = [8, 16]
     for i, p in enumerate(ptrs):
         if p is not None:
@@ -78,15 +78,15 @@ def lower(g, op: Operation) -> None:
     elif a is not None:
         e.emit(vx, vd=24, vs2=regs[0], rs1=scalar)
     else:                                                   # scalar op vector: splat the scalar first
-        e.emit(v.VmvVX, vd=8, rs1=scalar)
+        e.emit(vector.VmvVX, vd=8, rs1=scalar)
         e.emit(vv, vd=24, vs2=8, vs1=regs[1])
     e.emit(st, vs3=24, rs1=dst)
-    e.emit(s.Slli, rd=step, rs1=vl, imm=isz.bit_length() - 1)
+    e.emit(riscv.Slli, rd=step, rs1=vl, imm=isz.bit_length() - 1)
     for p in ptrs + [dst]:
         if p is not None:
-            e.emit(s.Add, rd=p, rs1=p, rs2=step)
-    e.emit(s.Sub, rd=left, rs1=left, rs2=vl)
-    e.emit(s.Bne, rs1=left, rs2=g.zero(), target=loop)
+            e.emit(riscv.Add, rd=p, rs1=p, rs2=step)
+    e.emit(riscv.Sub, rd=left, rs1=left, rs2=vl)
+    e.emit(riscv.Bne, rs1=left, rs2=g.zero(), target=loop)
     e.emit(cbi.CbPush, cb=out.sid)
     e.line(f"{out.dtype}* o = cb_reserve(cb{out.sid}); for (i = 0; i < {n}; i += vl) {{ /* RVV {vv.mnemonic} */ }}"
            f" cb_push(cb{out.sid});   (line {op.loc.line if op.loc else '?'})")

@@ -6,41 +6,44 @@ zero-extended, i1 as 0/1, so a wrapping op re-extends its result to the type's w
 """
 from __future__ import annotations
 
-from isa import scalar as s
+from isa import scalar as riscv
 from isa import sync
 
 from ...ir import Op
-from ...ir import types as T
+from ...ir.types import f64, i1
 
-_RR = {Op.ADDI: s.Add, Op.SUBI: s.Sub, Op.MULI: s.Mul, Op.DIVSI: s.Div, Op.DIVUI: s.Divu, Op.REMSI: s.Rem,
-       Op.REMUI: s.Remu, Op.ANDI: s.And, Op.ORI: s.Or, Op.XORI: s.Xor, Op.SHLI: s.Sll, Op.SHRSI: s.Sra,
-       Op.SHRUI: s.Srl, Op.MAXSI: s.Max, Op.MINSI: s.Min}
-_IMM = {s.Add: s.Addi, s.And: s.Andi, s.Or: s.Ori, s.Xor: s.Xori, s.Sll: s.Slli, s.Srl: s.Srli, s.Sra: s.Srai}
-_COMMUTATIVE = {s.Add, s.Mul, s.And, s.Or, s.Xor, s.Max, s.Min}
+_RR = {Op.ADDI: riscv.Add, Op.SUBI: riscv.Sub, Op.MULI: riscv.Mul, Op.DIVSI: riscv.Div, Op.DIVUI: riscv.Divu,
+       Op.REMSI: riscv.Rem, Op.REMUI: riscv.Remu, Op.ANDI: riscv.And, Op.ORI: riscv.Or, Op.XORI: riscv.Xor,
+       Op.SHLI: riscv.Sll, Op.SHRSI: riscv.Sra, Op.SHRUI: riscv.Srl, Op.MAXSI: riscv.Max, Op.MINSI: riscv.Min}
+_IMM = {riscv.Add: riscv.Addi, riscv.And: riscv.Andi, riscv.Or: riscv.Ori, riscv.Xor: riscv.Xori, riscv.Sll: riscv.Slli,
+        riscv.Srl: riscv.Srli, riscv.Sra: riscv.Srai}
+_COMMUTATIVE = {riscv.Add, riscv.Mul, riscv.And, riscv.Or, riscv.Xor, riscv.Max, riscv.Min}
 _WRAPS = {Op.ADDI, Op.SUBI, Op.MULI, Op.SHLI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.REMUI, Op.MAXSI, Op.MINSI,
           Op.ANDI, Op.ORI, Op.XORI, Op.SHRSI, Op.SHRUI}
-_FF = {Op.ADDF: s.FaddS, Op.SUBF: s.FsubS, Op.MULF: s.FmulS, Op.DIVF: s.FdivS, Op.PRECISE_DIVF: s.FdivS,
-       Op.MAXNUMF: s.FmaxS, Op.MINNUMF: s.FminS, Op.MAXIMUMF: s.FmaxS, Op.MINIMUMF: s.FminS}
-_DOUBLE = {s.FaddS: s.FaddD, s.FsubS: s.FsubD, s.FmulS: s.FmulD, s.FdivS: s.FdivD, s.FmaxS: s.FmaxD,
-           s.FminS: s.FminD, s.FsqrtS: s.FsqrtD, s.FeqS: s.FeqD, s.FltS: s.FltD, s.FleS: s.FleD,
-           s.FcvtSL: s.FcvtDL, s.FcvtLS: s.FcvtLD, s.Fli: s.FliD}
+_FF = {Op.ADDF: riscv.FaddS, Op.SUBF: riscv.FsubS, Op.MULF: riscv.FmulS, Op.DIVF: riscv.FdivS,
+       Op.PRECISE_DIVF: riscv.FdivS, Op.MAXNUMF: riscv.FmaxS, Op.MINNUMF: riscv.FminS, Op.MAXIMUMF: riscv.FmaxS,
+       Op.MINIMUMF: riscv.FminS}
+_DOUBLE = {riscv.FaddS: riscv.FaddD, riscv.FsubS: riscv.FsubD, riscv.FmulS: riscv.FmulD, riscv.FdivS: riscv.FdivD,
+           riscv.FmaxS: riscv.FmaxD, riscv.FminS: riscv.FminD, riscv.FsqrtS: riscv.FsqrtD, riscv.FeqS: riscv.FeqD,
+           riscv.FltS: riscv.FltD, riscv.FleS: riscv.FleD, riscv.FcvtSL: riscv.FcvtDL, riscv.FcvtLS: riscv.FcvtLD,
+           riscv.Fli: riscv.FliD}
 
 
 def fop(cls, t):
     """The f64 form of a float instruction when the type is f64 (f registers hold f64)."""
-    return _DOUBLE.get(cls, cls) if t == T.f64 else cls
+    return _DOUBLE.get(cls, cls) if t == f64 else cls
 
 
 def canonicalize(g, reg, t) -> None:
     """Re-extend an integer register to its type's width after a wrapping op."""
-    if not t.is_int() or t == T.i1:
+    if not t.is_int() or t == i1:
         return
     bits = t.int_bitwidth
     if bits == 64:
         return
     signed = t.is_int_signed()
-    cls = {(8, True): s.SextB, (16, True): s.SextH, (32, True): s.SextW,
-           (8, False): s.ZextB, (16, False): s.ZextH, (32, False): s.ZextW}[(bits, signed)]
+    cls = {(8, True): riscv.SextB, (16, True): riscv.SextH, (32, True): riscv.SextW,
+           (8, False): riscv.ZextB, (16, False): riscv.ZextH, (32, False): riscv.ZextW}[(bits, signed)]
     g.e.emit(cls, rd=reg, rs1=reg)
 
 
@@ -56,12 +59,12 @@ def lower(g, op) -> bool:
         bc = g.const_int(b)
         if bc is None and cls in _COMMUTATIVE and g.const_int(a) is not None:
             a, b, bc = b, a, g.const_int(a)              # the constant on the right, as an immediate
-        if cls is s.Mul and bc is not None and bc > 0 and bc & (bc - 1) == 0:
-            e.emit(s.Slli, rd=rd, rs1=g.reg(a), imm=bc.bit_length() - 1)   # x * 2^k = x << k (same wrap)
+        if cls is riscv.Mul and bc is not None and bc > 0 and bc & (bc - 1) == 0:
+            e.emit(riscv.Slli, rd=rd, rs1=g.reg(a), imm=bc.bit_length() - 1)   # x * 2^k = x << k (same wrap)
         elif cls in _IMM and bc is not None:
             e.emit(_IMM[cls], rd=rd, rs1=g.reg(a), imm=bc)
-        elif cls is s.Sub and bc is not None:
-            e.emit(s.Addi, rd=rd, rs1=g.reg(a), imm=-bc)
+        elif cls is riscv.Sub and bc is not None:
+            e.emit(riscv.Addi, rd=rd, rs1=g.reg(a), imm=-bc)
         else:
             ra, rb = g.reg(a), g.reg(b)
             if name in (Op.SHRUI, Op.DIVUI, Op.REMUI, Op.MAXUI, Op.MINUI) and t.int_bitwidth < 64:
@@ -74,7 +77,7 @@ def lower(g, op) -> bool:
         a, b = g.reg(op.lhs), g.reg(op.rhs)
         rd = g.def_reg(op.result)
         lt = e.vreg("x")
-        e.emit(s.Sltu, rd=lt, rs1=a, rs2=b)
+        e.emit(riscv.Sltu, rd=lt, rs1=a, rs2=b)
         g.select_into(rd, lt, (b, a) if name == Op.MAXUI else (a, b))
         return True
     if name == Op.CMPI:
@@ -87,35 +90,35 @@ def lower(g, op) -> bool:
         return True
     if name in (Op.EXTSI, Op.EXTUI) and g.const_int(op.x) is None and (
             (name == Op.EXTSI and op.x.type.is_int_signed()) or
-            (name == Op.EXTUI and (op.x.type.is_int_unsigned() or op.x.type == T.i1))):
+            (name == Op.EXTUI and (op.x.type.is_int_unsigned() or op.x.type == i1))):
         g.regs[op.result] = g.reg(op.x)                # already canonical in 64 bits: no code
         return True
     if name in (Op.EXTSI, Op.EXTUI, Op.TRUNCI):
         src, t = op.x, op.result.type
         rd = g.def_reg(op.result)
         ra = g.reg(src)
-        if name == Op.EXTUI and src.type.is_int_signed() and src.type != T.i1:
+        if name == Op.EXTUI and src.type.is_int_signed() and src.type != i1:
             ra = g.zext(ra, src.type)
-        e.emit(s.Mv, rd=rd, rs1=ra)
+        e.emit(riscv.Mv, rd=rd, rs1=ra)
         canonicalize(g, rd, t)
         return True
     if name == Op.BITCAST:
         src, t = op.x, op.result.type
         rd = g.def_reg(op.result)
         if t.is_floating() and src.type.is_int():
-            e.emit(s.FmvWX, fd=rd, rs1=g.reg(src))
+            e.emit(riscv.FmvWX, fd=rd, rs1=g.reg(src))
         elif t.is_int() and src.type.is_floating():
-            e.emit(s.FmvXW, rd=rd, fs1=g.reg(src))
+            e.emit(riscv.FmvXW, rd=rd, fs1=g.reg(src))
             canonicalize(g, rd, t)
         else:
-            e.emit(s.Mv, rd=rd, rs1=g.reg(src))
+            e.emit(riscv.Mv, rd=rd, rs1=g.reg(src))
             canonicalize(g, rd, t)
         return True
     if name in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST) and g.const_int(op.x) is None:
         g.regs[op.result] = g.reg(op.x)                # the same 64-bit address
         return True
     if name in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST):
-        e.emit(s.Mv, rd=g.def_reg(op.result), rs1=g.reg(op.x))
+        e.emit(riscv.Mv, rd=g.def_reg(op.result), rs1=g.reg(op.x))
         return True
     if name == Op.ADDPTR:
         p, off = op.operands
@@ -123,7 +126,7 @@ def lower(g, op) -> bool:
         rd = g.def_reg(op.result)
         c = g.const_int(off)
         if c is not None:
-            e.emit(s.Addi, rd=rd, rs1=g.reg(p), imm=c * isz)
+            e.emit(riscv.Addi, rd=rd, rs1=g.reg(p), imm=c * isz)
             return True
         ro = g.reg(off)
         if off.type.is_int_unsigned() and off.type.int_bitwidth < 64:
@@ -131,11 +134,11 @@ def lower(g, op) -> bool:
         if isz > 1:
             t = e.vreg("x")
             if isz & (isz - 1) == 0:
-                e.emit(s.Slli, rd=t, rs1=ro, imm=isz.bit_length() - 1)
+                e.emit(riscv.Slli, rd=t, rs1=ro, imm=isz.bit_length() - 1)
             else:
-                e.emit(s.Mul, rd=t, rs1=ro, rs2=g.const_reg(isz))
+                e.emit(riscv.Mul, rd=t, rs1=ro, rs2=g.const_reg(isz))
             ro = t
-        e.emit(s.Add, rd=rd, rs1=g.reg(p), rs2=ro)
+        e.emit(riscv.Add, rd=rd, rs1=g.reg(p), rs2=ro)
         return True
     if name in (Op.GET_PROGRAM_ID, Op.GET_NUM_PROGRAMS):
         cls = sync.Pid if name == Op.GET_PROGRAM_ID else sync.Nprog
@@ -151,11 +154,11 @@ def lower(g, op) -> bool:
     if name == Op.NEGF:
         t = op.result.type
         z = e.vreg("f")
-        e.emit(fop(s.Fli, t), fd=z, imm=0.0)
-        e.emit(fop(s.FsubS, t), fd=g.def_reg(op.result), fs1=z, fs2=g.reg(op.x))
+        e.emit(fop(riscv.Fli, t), fd=z, imm=0.0)
+        e.emit(fop(riscv.FsubS, t), fd=g.def_reg(op.result), fs1=z, fs2=g.reg(op.x))
         return True
     if name in (Op.SQRT, Op.PRECISE_SQRT):
-        e.emit(fop(s.FsqrtS, op.result.type), fd=g.def_reg(op.result), fs1=g.reg(op.x))
+        e.emit(fop(riscv.FsqrtS, op.result.type), fd=g.def_reg(op.result), fs1=g.reg(op.x))
         return True
     if name == Op.CMPF:
         _cmpf(g, op)
@@ -163,20 +166,20 @@ def lower(g, op) -> bool:
     if name in (Op.SITOFP, Op.UITOFP):
         src = op.x
         ra = g.reg(src)
-        if name == Op.UITOFP and src.type.is_int_signed() and src.type != T.i1:
+        if name == Op.UITOFP and src.type.is_int_signed() and src.type != i1:
             ra = g.zext(ra, src.type)
-        e.emit(fop(s.FcvtSL, op.result.type), fd=g.def_reg(op.result), rs1=ra)
+        e.emit(fop(riscv.FcvtSL, op.result.type), fd=g.def_reg(op.result), rs1=ra)
         return True
     if name in (Op.FPTOSI, Op.FPTOUI):
         rd = g.def_reg(op.result)
-        e.emit(fop(s.FcvtLS, op.x.type), rd=rd, fs1=g.reg(op.x))
+        e.emit(fop(riscv.FcvtLS, op.x.type), rd=rd, fs1=g.reg(op.x))
         canonicalize(g, rd, op.result.type)
         return True
     if name == Op.EXTF:
-        e.emit(s.FmvS, fd=g.def_reg(op.result), fs1=g.reg(op.x))
+        e.emit(riscv.FmvS, fd=g.def_reg(op.result), fs1=g.reg(op.x))
         return True
-    if name == Op.TRUNCF and op.x.type == T.f64:
-        e.emit(s.FcvtSD, fd=g.def_reg(op.result), fs1=g.reg(op.x))
+    if name == Op.TRUNCF and op.x.type == f64:
+        e.emit(riscv.FcvtSD, fd=g.def_reg(op.result), fs1=g.reg(op.x))
         return True
     return False
 
@@ -189,14 +192,14 @@ def _cmpi(g, op) -> None:
     ra, rb = g.reg(a), g.reg(b)
     if pred in ("eq", "ne"):
         d = e.vreg("x")
-        e.emit(s.Xor, rd=d, rs1=ra, rs2=rb)
+        e.emit(riscv.Xor, rd=d, rs1=ra, rs2=rb)
         if pred == "eq":
-            e.emit(s.Sltiu, rd=rd, rs1=d, imm=1)
+            e.emit(riscv.Sltiu, rd=rd, rs1=d, imm=1)
         else:
-            e.emit(s.Sltu, rd=rd, rs1=g.zero(), rs2=d)
+            e.emit(riscv.Sltu, rd=rd, rs1=g.zero(), rs2=d)
         return
     unsigned = pred[0] == "u"
-    lt = s.Sltu if unsigned else s.Slt
+    lt = riscv.Sltu if unsigned else riscv.Slt
     kind = pred[1:]
     if kind == "lt":
         e.emit(lt, rd=rd, rs1=ra, rs2=rb)
@@ -204,23 +207,23 @@ def _cmpi(g, op) -> None:
         e.emit(lt, rd=rd, rs1=rb, rs2=ra)
     elif kind == "le":                  # a <= b  <=>  !(b < a)
         e.emit(lt, rd=rd, rs1=rb, rs2=ra)
-        e.emit(s.Xori, rd=rd, rs1=rd, imm=1)
+        e.emit(riscv.Xori, rd=rd, rs1=rd, imm=1)
     else:                               # ge
         e.emit(lt, rd=rd, rs1=ra, rs2=rb)
-        e.emit(s.Xori, rd=rd, rs1=rd, imm=1)
+        e.emit(riscv.Xori, rd=rd, rs1=rd, imm=1)
 
 
 def _cmpf(g, op) -> None:
     e = g.e
     pred = op.attrs["predicate"]
     t = op.lhs.type
-    feq, flt, fle = fop(s.FeqS, t), fop(s.FltS, t), fop(s.FleS, t)
+    feq, flt, fle = fop(riscv.FeqS, t), fop(riscv.FltS, t), fop(riscv.FleS, t)
     a, b = (g.reg(v) for v in op.operands)
     rd = g.def_reg(op.result)
     if pred in ("oeq", "une"):
         e.emit(feq, rd=rd, fs1=a, fs2=b)
         if pred == "une":
-            e.emit(s.Xori, rd=rd, rs1=rd, imm=1)
+            e.emit(riscv.Xori, rd=rd, rs1=rd, imm=1)
     elif pred == "olt":
         e.emit(flt, rd=rd, fs1=a, fs2=b)
     elif pred == "ole":
@@ -233,13 +236,13 @@ def _cmpf(g, op) -> None:
         t = e.vreg("x")
         e.emit(flt, rd=rd, fs1=a, fs2=b)
         e.emit(flt, rd=t, fs1=b, fs2=a)
-        e.emit(s.Or, rd=rd, rs1=rd, rs2=t)
+        e.emit(riscv.Or, rd=rd, rs1=rd, rs2=t)
     elif pred in ("ord", "uno"):        # x == x is false only for nan
         t = e.vreg("x")
         e.emit(feq, rd=rd, fs1=a, fs2=a)
         e.emit(feq, rd=t, fs1=b, fs2=b)
-        e.emit(s.And, rd=rd, rs1=rd, rs2=t)
+        e.emit(riscv.And, rd=rd, rs1=rd, rs2=t)
         if pred == "uno":
-            e.emit(s.Xori, rd=rd, rs1=rd, imm=1)
+            e.emit(riscv.Xori, rd=rd, rs1=rd, imm=1)
     else:
         raise g.error(op, f"float comparison '{pred}' is not supported on scalars")

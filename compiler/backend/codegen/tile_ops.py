@@ -13,8 +13,8 @@ from isa.types import Tile
 
 from ...ir import Op, patterns
 from ...ir.core import Operation
-from .. import dialect as D
-from ..passes.bufferize import Loc, Uniform, dtype_of, tile_shape
+from .. import dialect as mtia
+from ..passes.bufferize import TileLoc, Uniform, dtype_of, tile_shape
 
 UNARY = {Op.NEGF: se.SeNeg, Op.EXP: se.SeExp, Op.EXP2: se.SeExp2, Op.LOG: se.SeLog, Op.LOG2: se.SeLog2,
          Op.SQRT: se.SeSqrt, Op.PRECISE_SQRT: se.SeSqrt, Op.RSQRT: se.SeRsqrt, Op.ABSF: se.SeAbs,
@@ -39,8 +39,8 @@ ENGINE = {**{k: "se" for k in (*UNARY, *BINARY, *CASTS, Op.CMPI, Op.CMPF, Op.SEL
                                 Op.MAKE_RANGE, Op.CONSTANT, Op.SPLAT)},
           Op.DOT: "dpe", Op.REDUCE: "re", Op.SCAN: "re", Op.TRANS: "mlu", Op.JOIN: "mlu", Op.SPLIT: "mlu",
           Op.CAT: "mlu", Op.EXTRACT_SLICE: "mlu", Op.BROADCAST: "mlu", Op.EXPAND_DIMS: "view",
-          Op.RESHAPE: "view", D.LOAD_BOX: "dma", D.STORE_BOX: "dma", D.GATHER: "dma", D.SCATTER: "dma",
-          D.ATOMIC: "dma", D.CAS: "dma", D.TO_SCALAR: "core", "tt.gather": "mlu", "tt.histogram": "re"}
+          Op.RESHAPE: "view", mtia.LOAD_BOX: "dma", mtia.STORE_BOX: "dma", mtia.GATHER: "dma", mtia.SCATTER: "dma",
+          mtia.ATOMIC: "dma", mtia.CAS: "dma", mtia.TO_SCALAR: "core", "tt.gather": "mlu", "tt.histogram": "re"}
 
 _SIGNED = {"u8": "i8", "u16": "i16", "u32": "i32", "u64": "i64"}
 _UNSIGNED = {v: k for k, v in _SIGNED.items()}
@@ -80,12 +80,12 @@ def lower(g, op: Operation) -> bool:
         return True
     if name in (Op.SPLAT, Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS) and op not in g.plan.inplace:
         src = g.plan.loc.get(op.src)
-        if isinstance(src, Loc) and g.plan.loc[res].sid == src.sid:
+        if isinstance(src, TileLoc) and g.plan.loc[res].sid == src.sid:
             return True                                   # a view of the source's bytes: no data moves
     if name == Op.SPLAT:
         e.emit(mlu.MluBcast, out=out_tile(g, op), a=g.tile(op.src, op))
         return True
-    if name == D.TO_SCALAR:
+    if name == mtia.TO_SCALAR:
         return True                                       # the core reads it (Codegen.fetch_results)
     if name in UNARY:
         e.emit(UNARY[name], out=out_tile(g, op), a=g.src(op.x, op))
@@ -301,33 +301,33 @@ def _scan(g, op: Operation) -> None:
 def _dma(g, op: Operation) -> bool:
     name = op.name
     e = g.e
-    if name == D.LOAD_BOX:
+    if name == mtia.LOAD_BOX:
         out = out_tile(g, op)
         pad = g.scalar_src(op.other) if op.other is not None else float(op.attrs.get("pad", 0))
         e.emit(dma.DmaIn, out_comment(g, op), dst=out, base=g.reg(op.ptr), strides=g.xlist(op.strides),
                valid=g.valid(op.valid, out.shape), pad=pad, unaligned=int(bool(op.attrs.get("unaligned"))))
         return True
-    if name == D.STORE_BOX:
+    if name == mtia.STORE_BOX:
         src = g.tile(op.value, op)
         e.emit(dma.DmaOut, out_comment(g, op), src=src, base=g.reg(op.ptr), strides=g.xlist(op.strides),
                valid=g.valid(op.valid, src.shape), unaligned=int(bool(op.attrs.get("unaligned"))))
         return True
-    if name == D.GATHER:
+    if name == mtia.GATHER:
         mask = g.tile(op.mask, op) if op.mask is not None else None
         e.emit(dma.DmaGather, dst=out_tile(g, op), base=g.reg(op.ptr), offsets=g.tile(op.offsets, op), mask=mask,
                pad=float(op.attrs.get("pad", 0) or 0))
         return True
-    if name == D.SCATTER:
+    if name == mtia.SCATTER:
         mask = g.tile(op.mask, op) if op.mask is not None else None
         e.emit(dma.DmaScatter, src=g.tile(op.value, op), base=g.reg(op.ptr), offsets=g.tile(op.offsets, op),
                mask=mask)
         return True
-    if name == D.ATOMIC:
+    if name == mtia.ATOMIC:
         mask = g.tile(op.mask, op) if op.mask is not None else None
         e.emit(dma.DmaAtomic, op=op.attrs["kind"], dst=out_tile(g, op), base=g.reg(op.ptr),
                offsets=g.tile(op.offsets, op), val=g.tile(op.value, op), mask=mask)
         return True
-    if name == D.CAS:
+    if name == mtia.CAS:
         e.emit(dma.DmaCas, dst=out_tile(g, op), base=g.reg(op.ptr), offsets=g.tile(op.offsets, op),
                cmp=g.tile(op.cmp, op), val=g.tile(op.value, op))
         return True

@@ -1,6 +1,6 @@
 """Bufferize: give every block value a place in the local store, as a slot of a circular buffer.
 
-Each `Storage` becomes one CB. A value lives in a storage with a tile dtype and shape (`Loc`):
+Each `Storage` becomes one CB. A value lives in a storage with a tile dtype and shape (`TileLoc`):
 - most ops produce a fresh storage (their engine pushes a slot);
 - expand_dims / reshape are views (same bytes, another shape); a broadcast read only by SE ops
   is a view with its smaller shape (the SE broadcasts); a transpose read only by tl.dot is a view
@@ -20,12 +20,11 @@ from dataclasses import dataclass, field
 from ...ir import Op
 from ...ir.core import Block, Operation, Value
 from ...ir.ops import OP_DEFS
-from .. import dialect as D
+from .. import dialect as mtia
 from .util import error_at
 
 VIEW_OPS = (Op.EXPAND_DIMS, Op.RESHAPE)
 WIDE_ONLY = ("f16", "bf16")              # float scalars the control core cannot load/store directly
-SCALAR_FROM_TILE = (D.TO_SCALAR,)
 # float math the control core has no instruction for: on 0-d values the SE computes it in a one-element
 # tile (read back into a register for scalar users), reading 0-d operands from their tiles
 SCALAR_ON_SE = frozenset({Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.RSQRT, Op.ABSF, Op.ERF, Op.FLOOR, Op.CEIL, Op.SIN,
@@ -49,7 +48,7 @@ class Storage:
 
 
 @dataclass(frozen=True)
-class Loc:
+class TileLoc:
     """Where a value lives: storage `sid`, seen as a `dtype` tile of `shape`, maybe transposed."""
     sid: int
     dtype: str
@@ -66,7 +65,7 @@ class Uniform:
 @dataclass
 class Plan:
     storages: list[Storage] = field(default_factory=list)
-    loc: dict = field(default_factory=dict)            # Value -> Loc | Uniform
+    loc: dict = field(default_factory=dict)            # Value -> TileLoc | Uniform
     inplace: dict = field(default_factory=dict)        # op -> sid it overwrites (its result's storage)
     fill_at_def: set = field(default_factory=set)      # uniform values materialised into a storage
     pops: dict = field(default_factory=dict)           # op -> [sid] the op pops (its last read)
@@ -76,10 +75,6 @@ class Plan:
     carried: dict = field(default_factory=dict)        # loop -> {iter index: sid}
     fetch: set = field(default_factory=set)            # 0-d tile values also wanted in a register
     temps: dict = field(default_factory=dict)          # op -> sid of its scratch slot
-
-    def storage(self, v: Value) -> Storage | None:
-        loc = self.loc.get(v)
-        return self.storages[loc.sid] if isinstance(loc, Loc) else None
 
 
 def dtype_of(t) -> str:
@@ -107,7 +102,7 @@ def is_se(op: Operation) -> bool:
         and op.name not in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST)
 
 
-def _tile_user_needs_full(op: Operation, operand_index: int) -> bool:
+def _tile_user_needs_full(op: Operation) -> bool:
     """Whether this reader needs the operand as a full tile (not a broadcast view or a scalar)."""
     return not is_se(op)
 
@@ -124,7 +119,7 @@ class Bufferize:
             func.mtia_plan = plan
             for v, loc in plan.loc.items():
                 owner = v.owner
-                if isinstance(loc, Loc) and isinstance(owner, Operation) and owner.name not in VIEW_OPS:
+                if isinstance(loc, TileLoc) and isinstance(owner, Operation) and owner.name not in VIEW_OPS:
                     ids = owner.attrs.setdefault("cb", [])
                     if isinstance(ids, list) and loc.sid not in ids:
                         ids.append(loc.sid)
@@ -137,20 +132,19 @@ class _Planner:
         self.plan = plan
 
     # ---- storages ---------------------------------------------------------------------------
-    def new_storage(self, v: Value, home: Block, depth: int, producer: str, dtype=None, shape=None) -> Loc:
-        dtype = dtype or dtype_of(v.type)
-        shape = shape or tile_shape(v.type)
+    def new_storage(self, v: Value, home: Block, depth: int, producer: str) -> TileLoc:
+        dtype, shape = dtype_of(v.type), tile_shape(v.type)
         op = v.owner if isinstance(v.owner, Operation) else None
         st = Storage(len(self.plan.storages), v.name_hint or _default_name(op), nbytes(dtype, shape), home, op,
                      depth, producer, op.loc.line if op is not None and op.loc else None)
         self.plan.storages.append(st)
-        loc = Loc(st.id, dtype, shape)
+        loc = TileLoc(st.id, dtype, shape)
         self.map(v, loc)
         return loc
 
     def map(self, v: Value, loc) -> None:
         self.plan.loc[v] = loc
-        if isinstance(loc, Loc):
+        if isinstance(loc, TileLoc):
             st = self.plan.storages[loc.sid]
             st.values.append(v)
             st.nbytes = max(st.nbytes, nbytes(loc.dtype, loc.shape))
@@ -183,7 +177,7 @@ class _Planner:
         if self.needs_temp(op, blk, depth) or name == Op.YIELD or not op.results:
             return
         res = op.results
-        if not any(r.type.is_block() for r in res) and name not in (Op.REDUCE, D.ATOMIC, D.CAS, D.GATHER):
+        if not any(r.type.is_block() for r in res) and name not in (Op.REDUCE, mtia.ATOMIC, mtia.CAS, mtia.GATHER):
             if name in SCALAR_ON_SE:                     # scalar math the core cannot do: a one-element SE tile
                 self.new_storage(res[0], blk, depth, "se")
                 if any(not _block_user(u.op) for u in res[0].uses):
@@ -191,14 +185,14 @@ class _Planner:
             return                                       # scalar code
         if name in (Op.CONSTANT, Op.SPLAT):
             src = op.attrs["value"] if name == Op.CONSTANT else op.src
-            if name == Op.SPLAT and isinstance(plan.loc.get(src), Loc):
+            if name == Op.SPLAT and isinstance(plan.loc.get(src), TileLoc):
                 if all(is_se(u.op) for u in res[0].uses):
                     self.map(res[0], plan.loc[src])      # a splat of a 0-d tile: the SE broadcasts it
                 else:
                     self.new_storage(res[0], blk, depth, "mlu")
                 return
             plan.loc[res[0]] = Uniform(src)
-            if any(_tile_user_needs_full(u.op, u.index) for u in res[0].uses):
+            if any(_tile_user_needs_full(u.op) for u in res[0].uses):
                 plan.fill_at_def.add(res[0])
                 self.new_storage(res[0], blk, depth, "se")
             return
@@ -208,14 +202,14 @@ class _Planner:
         if is_se(op):
             self.elementwise(op, blk, depth)
             return
-        producer = {Op.DOT: "dpe", Op.REDUCE: "re", Op.SCAN: "re", D.LOAD_BOX: "dma", D.GATHER: "dma",
-                    D.ATOMIC: "dma", D.CAS: "dma", "tt.histogram": "re"}.get(name, "mlu")
+        producer = {Op.DOT: "dpe", Op.REDUCE: "re", Op.SCAN: "re", mtia.LOAD_BOX: "dma", mtia.GATHER: "dma",
+                    mtia.ATOMIC: "dma", mtia.CAS: "dma", "tt.histogram": "re"}.get(name, "mlu")
         if name == Op.DOT and self.dot_in_place(op, blk, depth):
             return
         for r in res:
             if len(res) > 1 and not r.uses:
                 continue                               # e.g. argmax's values nobody reads: not computed
-            if r.type.is_block() or name in (Op.REDUCE, D.ATOMIC, D.CAS, D.GATHER):
+            if r.type.is_block() or name in (Op.REDUCE, mtia.ATOMIC, mtia.CAS, mtia.GATHER):
                 self.new_storage(r, blk, depth, producer)
                 if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
                     plan.fetch.add(r)
@@ -251,7 +245,7 @@ class _Planner:
         r = op.results[0]
         if isinstance(sloc, Uniform):
             plan.loc[r] = sloc
-            if any(_tile_user_needs_full(u.op, u.index) for u in r.uses):
+            if any(_tile_user_needs_full(u.op) for u in r.uses):
                 plan.fill_at_def.add(r)
                 self.new_storage(r, blk, depth, "se")
             return True
@@ -259,14 +253,14 @@ class _Planner:
             return False
         full = sloc.shape == tile_shape(src.type) and not sloc.trans
         if op.name in VIEW_OPS and full:
-            self.map(r, Loc(sloc.sid, sloc.dtype, tile_shape(r.type)))
+            self.map(r, TileLoc(sloc.sid, sloc.dtype, tile_shape(r.type)))
             return True
         if op.name == Op.BROADCAST and all(is_se(u.op) for u in r.uses) and not sloc.trans:
-            self.map(r, Loc(sloc.sid, sloc.dtype, sloc.shape))      # the SE broadcasts the smaller tile
+            self.map(r, TileLoc(sloc.sid, sloc.dtype, sloc.shape))      # the SE broadcasts the smaller tile
             return True
         if op.name == Op.TRANS and full and len(src.type.shape) == 2 and r.uses and \
                 all(u.op.name == Op.DOT and u.index < 2 for u in r.uses):
-            self.map(r, Loc(sloc.sid, sloc.dtype, sloc.shape, trans=True))
+            self.map(r, TileLoc(sloc.sid, sloc.dtype, sloc.shape, trans=True))
             return True
         return False
 
@@ -281,10 +275,10 @@ class _Planner:
             loc = self.plan.loc.get(v)
             # in place when the input dies here; a narrowing result (f32 -> f16) may share it too,
             # since element i is written no later than element i is read
-            if isinstance(loc, Loc) and not loc.trans and loc.shape == shape and \
+            if isinstance(loc, TileLoc) and not loc.trans and loc.shape == shape and \
                     nbytes(dtype, shape) <= nbytes(loc.dtype, loc.shape) and self.dies_at(loc.sid, op):
                 self.plan.inplace[op] = loc.sid
-                self.map(r, Loc(loc.sid, dtype, shape))
+                self.map(r, TileLoc(loc.sid, dtype, shape))
                 return
         self.new_storage(r, blk, depth, "se")
 
@@ -292,10 +286,10 @@ class _Planner:
         acc = op.c
         loc = self.plan.loc.get(acc)
         r = op.results[0]
-        if isinstance(loc, Loc) and not loc.trans and loc.shape == tile_shape(r.type) and \
+        if isinstance(loc, TileLoc) and not loc.trans and loc.shape == tile_shape(r.type) and \
                 loc.dtype == dtype_of(r.type) and self.dies_at(loc.sid, op):
             self.plan.inplace[op] = loc.sid
-            self.map(r, Loc(loc.sid, loc.dtype, loc.shape))
+            self.map(r, TileLoc(loc.sid, loc.dtype, loc.shape))
             return True
         return False
 
@@ -326,7 +320,7 @@ class _Planner:
         while isinstance(v.owner, Operation) and v.owner.name in (*VIEW_OPS, Op.BROADCAST, Op.TRANS):
             src = v.owner.src
             loc = self.plan.loc.get(src)
-            if not (isinstance(loc, Loc) and loc.sid == sid):
+            if not (isinstance(loc, TileLoc) and loc.sid == sid):
                 break
             v = src
         return v
@@ -338,7 +332,7 @@ class _Planner:
         self.block(body, depth + 1)
         self.yield_into(body.terminator, carried)
         for j, sid in carried.items():
-            self.map(op.results[j], Loc(sid, dtype_of(op.results[j].type), tile_shape(op.results[j].type)))
+            self.map(op.results[j], TileLoc(sid, dtype_of(op.results[j].type), tile_shape(op.results[j].type)))
 
     def carry(self, op: Operation, inits, args, blk: Block, depth: int) -> dict:
         """Storages for a loop's block-typed carried values (the init's own when it dies there)."""
@@ -348,7 +342,7 @@ class _Planner:
             if not arg.type.is_block():
                 continue
             loc = plan.loc.get(init)
-            if isinstance(loc, Loc) and not loc.trans and loc.shape == tile_shape(arg.type) and \
+            if isinstance(loc, TileLoc) and not loc.trans and loc.shape == tile_shape(arg.type) and \
                     loc.dtype == dtype_of(arg.type) and self.dies_at(loc.sid, op) and \
                     sum(1 for u in init.uses if u.op is op) == 1:
                 sid = loc.sid                         # the init's storage becomes the accumulator
@@ -358,7 +352,7 @@ class _Planner:
                 plan.storages[sid].defined_by = op
                 copies.append((sid, init))
             carried[j] = sid
-            self.map(arg, Loc(sid, dtype_of(arg.type), tile_shape(arg.type)))
+            self.map(arg, TileLoc(sid, dtype_of(arg.type), tile_shape(arg.type)))
         plan.init_copies[op] = copies
         plan.carried[op] = carried
         return carried
@@ -368,7 +362,7 @@ class _Planner:
         for j, sid in carried.items():
             v = y.values[j]
             loc = self.plan.loc.get(v)
-            if not (isinstance(loc, Loc) and loc.sid == sid and loc.shape == tile_shape(v.type)):
+            if not (isinstance(loc, TileLoc) and loc.sid == sid and loc.shape == tile_shape(v.type)):
                 copies.append((sid, v, "acc"))
         self.plan.yield_copies[y] = copies
 
@@ -382,8 +376,8 @@ class _Planner:
             if not f.type.is_block():
                 continue
             loc = plan.loc.get(f)
-            home = plan.storages[loc.sid].home if isinstance(loc, Loc) else None
-            if not isinstance(loc, Loc) or home is before:
+            home = plan.storages[loc.sid].home if isinstance(loc, TileLoc) else None
+            if not isinstance(loc, TileLoc) or home is before:
                 raise error_at(op, "this while loop forwards a block computed in its condition to its body; the "
                                    "MTIA backend forwards only the loop's carried blocks")
             plan.loc[after.args[k]] = loc
@@ -392,7 +386,7 @@ class _Planner:
         self.block(after, depth + 1)
         self.yield_into(after.terminator, carried)
         for k, r in enumerate(op.results):
-            if isinstance(plan.loc.get(r), Loc):
+            if isinstance(plan.loc.get(r), TileLoc):
                 plan.storages[plan.loc[r].sid].values.append(r)
 
     def if_(self, op: Operation, blk: Block, depth: int) -> None:
@@ -408,7 +402,7 @@ class _Planner:
 
 
 def _block_user(op: Operation) -> bool:
-    return bool(op.results and op.results[0].type.is_block()) or op.name in (D.STORE_BOX, D.SCATTER) or \
+    return bool(op.results and op.results[0].type.is_block()) or op.name in (mtia.STORE_BOX, mtia.SCATTER) or \
         op.name in SCALAR_ON_SE
 
 

@@ -32,7 +32,7 @@ from ...ir import Builder, Op
 from ...ir.core import Block, Operation, Region, Value
 from ...ir.ops import OP_DEFS
 from ...ir.types import i1, i32
-from .. import dialect as D
+from .. import dialect as mtia
 from ..codegen.tile_ops import runs_on_re
 from .util import error_at
 
@@ -111,7 +111,7 @@ def _expand_reduce(b: Builder, op: Operation) -> list[Value]:
         if r.type.is_block():
             outs.append(b.create1(Op.RESHAPE, [y], r.type))
         else:                                         # a 1-D reduction: the one element, as a scalar
-            outs.append(b.create1(D.TO_SCALAR, [y], r.type))
+            outs.append(b.create1(mtia.TO_SCALAR, [y], r.type))
     return outs
 
 

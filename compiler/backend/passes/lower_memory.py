@@ -14,15 +14,14 @@ from dataclasses import dataclass
 from math import gcd
 
 from ...ir import Builder, Op
-from ...ir import types as T
+from ...ir.types import BlockType, i1, i32, i64, u64
 from ...ir.core import Operation, Value
-from .. import dialect as D
+from .. import dialect as mtia
 from ..affine import Affine, Poly, analyze
 from ..masks import BoxMask, analyze_mask
 from .util import constant_value, erase_dead, error_at
 
 ALIGN = 32                # bytes a box DMA's base must be aligned to (TritorX; the config's dma.align_bytes)
-ARG_ALIGN = 256           # the runtime places every array at a 256-byte boundary
 
 
 @dataclass(frozen=True)
@@ -45,12 +44,12 @@ class LowerMemory:
 
 def _i64(b: Builder, v: Value) -> Value:
     t = v.type
-    if t == T.i64:
+    if t == i64:
         return v
     if t.is_int() and t.int_bitwidth < 64:
-        return b.create1(Op.EXTUI if (t.is_int_unsigned() or t == T.i1) else Op.EXTSI, [v], T.i64)
-    if t == T.u64:
-        return b.create1(Op.BITCAST, [v], T.i64)
+        return b.create1(Op.EXTUI if (t.is_int_unsigned() or t == i1) else Op.EXTSI, [v], i64)
+    if t == u64:
+        return b.create1(Op.BITCAST, [v], i64)
     raise AssertionError(f"not an integer: {t.ir}")
 
 
@@ -58,9 +57,9 @@ def _monomial(b: Builder, mono, c: int) -> Value:
     term = None
     for v in mono:
         x = _i64(b, v)
-        term = x if term is None else b.create1(Op.MULI, [term, x], T.i64)
+        term = x if term is None else b.create1(Op.MULI, [term, x], i64)
     if c != 1:
-        term = b.create1(Op.MULI, [term, b.constant(c, T.i64)], T.i64)
+        term = b.create1(Op.MULI, [term, b.constant(c, i64)], i64)
     return term
 
 
@@ -73,15 +72,15 @@ def materialize(b: Builder, p: Poly) -> Value:
     acc = None
     for m, c in pos:
         t = _monomial(b, m, c)
-        acc = t if acc is None else b.create1(Op.ADDI, [acc, t], T.i64)
+        acc = t if acc is None else b.create1(Op.ADDI, [acc, t], i64)
     if acc is None:
         if not neg:
-            return b.constant(const, T.i64)
-        acc, const = b.constant(const, T.i64), 0
+            return b.constant(const, i64)
+        acc, const = b.constant(const, i64), 0
     for m, c in neg:
-        acc = b.create1(Op.SUBI, [acc, _monomial(b, m, c)], T.i64)
+        acc = b.create1(Op.SUBI, [acc, _monomial(b, m, c)], i64)
     if const:
-        acc = b.create1(Op.ADDI, [acc, b.constant(const, T.i64)], T.i64)
+        acc = b.create1(Op.ADDI, [acc, b.constant(const, i64)], i64)
     return acc
 
 
@@ -125,6 +124,7 @@ def _aligned(root: Value, base: Poly, isz: int) -> bool:
 
 
 def _root_aligned(root: Value) -> bool:
+    """A kernel argument is: the runtime places every array at a 256-byte boundary."""
     op = root.owner
     if not hasattr(op, "name"):
         return getattr(op, "parent_op", None) is not None and op.parent_op.name == Op.FUNC
@@ -159,16 +159,16 @@ def _box_operands(b: Builder, aff: Affine, box: BoxMask, shape) -> tuple[Value, 
                 continue
             lim = materialize(b, bd.limit)
             if bd.coef != 1:            # ceil(limit / coef)
-                lim = b.create1(Op.ADDI, [lim, b.constant(bd.coef - 1, T.i64)], T.i64)
-                lim = b.create1(Op.DIVSI, [lim, b.constant(bd.coef, T.i64)], T.i64)
-            v = lim if v is None else b.create1(Op.MINSI, [v, lim], T.i64)
-        valid.append(v if v is not None else b.constant(n, T.i64))
+                lim = b.create1(Op.ADDI, [lim, b.constant(bd.coef - 1, i64)], i64)
+                lim = b.create1(Op.DIVSI, [lim, b.constant(bd.coef, i64)], i64)
+            v = lim if v is None else b.create1(Op.MINSI, [v, lim], i64)
+        valid.append(v if v is not None else b.constant(n, i64))
     for bd in box.bounds:               # index-free conditions: everything or nothing
         if bd.dim is None:
-            ok = b.create1(Op.CMPI, [b.constant(0, T.i64), materialize(b, bd.limit)], T.i1, {"predicate": "slt"})
-            ok = b.create1(Op.EXTUI, [ok], T.i64)
+            ok = b.create1(Op.CMPI, [b.constant(0, i64), materialize(b, bd.limit)], i1, {"predicate": "slt"})
+            ok = b.create1(Op.EXTUI, [ok], i64)
             if valid:
-                valid[0] = b.create1(Op.MULI, [valid[0], ok], T.i64)
+                valid[0] = b.create1(Op.MULI, [valid[0], ok], i64)
     return ptr, strides, valid
 
 
@@ -201,7 +201,7 @@ def _lower_load(op: Operation) -> None:
             attrs["pad"] = pad
         elif uniform_other:
             operands.append(pad)
-        val = b.create1(D.LOAD_BOX, operands, out_t.with_shape(ld_shape), attrs)
+        val = b.create1(mtia.LOAD_BOX, operands, out_t.with_shape(ld_shape), attrs)
         if bdims:
             val = b.create1(Op.BROADCAST, [val], out_t)
         if not uniform_other:                             # a varying `other`: select after the load
@@ -210,14 +210,14 @@ def _lower_load(op: Operation) -> None:
         op.result.replace_all_uses_with(val)
         op.erase()
         return
-    root, offs = split_pointer(b, ptr, op)
+    root, offs = split_pointer(b, ptr)
     operands = [root, offs]
     attrs = {}
     if mask is not None:
         operands.append(mask)
     if uniform_other and not isinstance(pad, Value):
         attrs["pad"] = pad
-    val = b.create1(D.GATHER, operands, op.result.type, attrs)
+    val = b.create1(mtia.GATHER, operands, op.result.type, attrs)
     val.name_hint = op.result.name_hint
     if other is not None and not (uniform_other and not isinstance(pad, Value)):
         val = b.create1(Op.SELECT, [mask, val, other], op.result.type)    # `other` where masked off
@@ -237,11 +237,11 @@ def _lower_store(op: Operation) -> None:
     if aff is not None and aff.root is not None and box is not None:
         p, strides, valid = _box_operands(b, aff, box, tuple(ptr.type.shape))
         isz = ptr.type.scalar.element_ty.itemsize
-        b.create(D.STORE_BOX, [p, value, *strides, *valid], [],
+        b.create(mtia.STORE_BOX, [p, value, *strides, *valid], [],
                  {"rank": len(ptr.type.shape), "unaligned": not _aligned(aff.root, aff.base, isz)})
     else:
-        root, offs = split_pointer(b, ptr, op)
-        b.create(D.SCATTER, [root, offs, value] + ([mask] if mask is not None else []), [])
+        root, offs = split_pointer(b, ptr)
+        b.create(mtia.SCATTER, [root, offs, value] + ([mask] if mask is not None else []), [])
     op.erase()
 
 
@@ -261,19 +261,19 @@ def _lower_atomic(op: Operation) -> None:
     ptr = _scalar_to_block(b, op.ptr)
     if op.name == Op.ATOMIC_CAS:
         cmp, val = _scalar_to_block(b, op.cmp), _scalar_to_block(b, op.val)
-        root, offs = split_pointer(b, ptr, op)
-        res = b.create1(D.CAS, [root, offs, cmp, val], cmp.type)
+        root, offs = split_pointer(b, ptr)
+        res = b.create1(mtia.CAS, [root, offs, cmp, val], cmp.type)
     else:
         val = _scalar_to_block(b, op.val)
         mask = op.mask
         if mask is not None:
             mask = _scalar_to_block(b, mask)
-        root, offs = split_pointer(b, ptr, op)
+        root, offs = split_pointer(b, ptr)
         kind = _RMW[op.attrs["atomic_rmw_op"]]
-        res = b.create1(D.ATOMIC, [root, offs, val] + ([mask] if mask is not None else []), val.type,
+        res = b.create1(mtia.ATOMIC, [root, offs, val] + ([mask] if mask is not None else []), val.type,
                         {"kind": kind})
     if scalar:
-        res = b.create1(D.TO_SCALAR, [res], op.result.type)
+        res = b.create1(mtia.TO_SCALAR, [res], op.result.type)
     op.result.replace_all_uses_with(res)
     op.erase()
 
@@ -293,10 +293,10 @@ def _desc_box(b: Builder, desc: Value, offsets) -> tuple[Value, list, list]:
     base, sizes, strides = _desc_parts(desc)
     addr = None
     for o, s in zip(offsets, strides):
-        t = b.create1(Op.MULI, [_i64(b, o), _i64(b, s)], T.i64)
-        addr = t if addr is None else b.create1(Op.ADDI, [addr, t], T.i64)
+        t = b.create1(Op.MULI, [_i64(b, o), _i64(b, s)], i64)
+        addr = t if addr is None else b.create1(Op.ADDI, [addr, t], i64)
     ptr = b.create1(Op.ADDPTR, [base, addr], base.type)
-    valid = [b.create1(Op.SUBI, [_i64(b, n), _i64(b, o)], T.i64) for n, o in zip(sizes, offsets)]
+    valid = [b.create1(Op.SUBI, [_i64(b, n), _i64(b, o)], i64) for n, o in zip(sizes, offsets)]
     return ptr, [_i64(b, s) for s in strides], valid
 
 
@@ -305,7 +305,7 @@ def _lower_desc_load(op: Operation) -> None:
     b.set_insertion_point_before(op)
     b.loc = op.loc
     ptr, strides, valid = _desc_box(b, op.desc, op.offsets)
-    val = b.create1(D.LOAD_BOX, [ptr, *strides, *valid], op.result.type,
+    val = b.create1(mtia.LOAD_BOX, [ptr, *strides, *valid], op.result.type,
                     {"rank": len(strides), "unaligned": True, "pad": 0})
     op.result.replace_all_uses_with(val)
     op.erase()
@@ -316,28 +316,28 @@ def _lower_desc_store(op: Operation) -> None:
     b.set_insertion_point_before(op)
     b.loc = op.loc
     ptr, strides, valid = _desc_box(b, op.desc, op.offsets)
-    b.create(D.STORE_BOX, [ptr, op.value, *strides, *valid], [], {"rank": len(strides), "unaligned": True})
+    b.create(mtia.STORE_BOX, [ptr, op.value, *strides, *valid], [], {"rank": len(strides), "unaligned": True})
     op.erase()
 
 
 # ---- pointer blocks as (root, offsets) -----------------------------------------------------------
 
 def _offs_type(t, shape):
-    return T.BlockType(tuple(shape), t)
+    return BlockType(tuple(shape), t)
 
 
 class NotSplit(Exception):
     """The pointer block is not a scalar root plus offsets: materialize-pointers handles it."""
 
 
-def split_pointer(b: Builder, ptr: Value, user: Operation) -> tuple[Value, Value]:
+def split_pointer(b: Builder, ptr: Value) -> tuple[Value, Value]:
     """(scalar root pointer, integer block of element offsets from it) with ptr == root + offsets."""
     r = _split(b, ptr)
     if r is None:
         raise NotSplit()
     root, offs = r
     if offs is None:
-        offs = b.constant(0, _offs_type(T.i32, ptr.type.shape))
+        offs = b.constant(0, _offs_type(i32, ptr.type.shape))
     return root, offs
 
 
@@ -372,8 +372,8 @@ def _split(b: Builder, p: Value):
         if x is None or y is None or x[0] is not y[0]:
             return None
         shape = p.type.shape
-        ox = x[1] if x[1] is not None else b.constant(0, _offs_type(T.i32, shape))
-        oy = y[1] if y[1] is not None else b.constant(0, _offs_type(T.i32, shape))
+        ox = x[1] if x[1] is not None else b.constant(0, _offs_type(i32, shape))
+        oy = y[1] if y[1] is not None else b.constant(0, _offs_type(i32, shape))
         if ox.type != oy.type:
             ox, oy = _widen(b, ox), _widen(b, oy)
         return x[0], b.create1(Op.SELECT, [op.cond, ox, oy], ox.type)
@@ -381,16 +381,16 @@ def _split(b: Builder, p: Value):
         isz = p.type.scalar.element_ty.itemsize
         addr = _widen(b, op.x)
         offs = b.create1(Op.DIVSI, [addr, b.constant(isz, addr.type)], addr.type)
-        null = b.create1(Op.INT_TO_PTR, [b.constant(0, T.i64)], p.type.scalar)
+        null = b.create1(Op.INT_TO_PTR, [b.constant(0, i64)], p.type.scalar)
         return null, offs
     return None
 
 
 def _widen(b: Builder, v: Value) -> Value:
     t = v.type
-    if t.scalar == T.i64:
+    if t.scalar == i64:
         return v
-    return b.create1(Op.EXTUI if t.scalar.is_int_unsigned() else Op.EXTSI, [v], _offs_type(T.i64, t.shape))
+    return b.create1(Op.EXTUI if t.scalar.is_int_unsigned() else Op.EXTSI, [v], _offs_type(i64, t.shape))
 
 
 _HANDLERS = {

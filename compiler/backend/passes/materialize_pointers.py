@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir import Builder, Op
-from ...ir import types as T
+from ...ir.types import BlockType, PointerType, i64
 from ...ir.core import Operation
-from .. import dialect as D
+from .. import dialect as mtia
 from .util import error_at
 
 _RETYPE = (Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS, Op.SELECT, Op.JOIN, Op.SPLIT, Op.CAT,
@@ -28,7 +28,7 @@ def _is_ptr_block(t) -> bool:
 
 
 def _addr_type(t):
-    return T.BlockType(tuple(t.shape), T.i64)
+    return BlockType(tuple(t.shape), i64)
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,13 @@ def _rewrite(op: Operation, elem: dict) -> None:
     b.loc = op.loc
     name = op.name
     if name == Op.SPLAT and op.results[0] in elem:
-        addr = b.create1(Op.PTR_TO_INT, [op.src], T.i64)
+        addr = b.create1(Op.PTR_TO_INT, [op.src], i64)
         op.set_operand(0, addr)
     elif name == Op.ADDPTR and op.results[0] in elem:
         isz = elem[op.results[0]].itemsize
         off = op.offset
         t = _addr_type(off.type)
-        if off.type.scalar != T.i64:
+        if off.type.scalar != i64:
             off = b.create1(Op.EXTUI if off.type.scalar.is_int_unsigned() else Op.EXTSI, [off], t)
         if isz != 1:
             off = b.create1(Op.MULI, [off, b.constant(isz, t)], t)
@@ -94,23 +94,23 @@ def _memory(b: Builder, op: Operation, pointee) -> None:
     addr = op.ptr
     t = _addr_type(addr.type)
     offs = b.create1(Op.DIVSI, [addr, b.constant(isz, t)], t)     # element index from address 0
-    null = b.create1(Op.INT_TO_PTR, [b.constant(0, T.i64)], T.PointerType(pointee))
+    null = b.create1(Op.INT_TO_PTR, [b.constant(0, i64)], PointerType(pointee))
     name = op.name
     if name == Op.LOAD:
         mask, other = op.mask, op.other
-        val = b.create1(D.GATHER, [null, offs] + ([mask] if mask is not None else []), op.result.type, {"pad": 0})
+        val = b.create1(mtia.GATHER, [null, offs] + ([mask] if mask is not None else []), op.result.type, {"pad": 0})
         if other is not None:
             val = b.create1(Op.SELECT, [mask, val, other], op.result.type)
         val.name_hint = op.result.name_hint
         op.result.replace_all_uses_with(val)
     elif name == Op.STORE:
-        b.create(D.SCATTER, [null, offs, op.value] + ([op.mask] if op.mask is not None else []), [])
+        b.create(mtia.SCATTER, [null, offs, op.value] + ([op.mask] if op.mask is not None else []), [])
     elif name == Op.ATOMIC_RMW:
         from .lower_memory import _RMW
-        val = b.create1(D.ATOMIC, [null, offs, op.val] + ([op.mask] if op.mask is not None else []),
+        val = b.create1(mtia.ATOMIC, [null, offs, op.val] + ([op.mask] if op.mask is not None else []),
                         op.result.type, {"kind": _RMW[op.attrs["atomic_rmw_op"]]})
         op.result.replace_all_uses_with(val)
     else:
-        val = b.create1(D.CAS, [null, offs, op.cmp, op.val], op.result.type)
+        val = b.create1(mtia.CAS, [null, offs, op.cmp, op.val], op.result.type)
         op.result.replace_all_uses_with(val)
     op.erase()

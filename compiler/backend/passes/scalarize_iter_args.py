@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir import Builder, Op
-from ...ir import types as T
+from ...ir.types import BlockType, i32, i64
 from ...ir.core import Operation, Value
 from ..affine import Affine, analyze
 from .lower_memory import materialize, offset_pointer
@@ -52,20 +52,20 @@ def _pattern(b: Builder, aff: Affine) -> Value | None:
     for d, s in enumerate(aff.strides):
         if not s:
             continue
-        r = b.create1(Op.MAKE_RANGE, [], T.BlockType((shape[d],), T.i32), {"start": 0, "end": shape[d]})
-        r = b.create1(Op.EXTSI, [r], T.BlockType((shape[d],), T.i64))
+        r = b.create1(Op.MAKE_RANGE, [], BlockType((shape[d],), i32), {"start": 0, "end": shape[d]})
+        r = b.create1(Op.EXTSI, [r], BlockType((shape[d],), i64))
         cur = (shape[d],)
         for axis in range(len(shape)):
             if axis == d:
                 continue
             cur = cur[:axis] + (1,) + cur[axis:]
-            r = b.create1(Op.EXPAND_DIMS, [r], T.BlockType(cur, T.i64), {"axis": axis})
+            r = b.create1(Op.EXPAND_DIMS, [r], BlockType(cur, i64), {"axis": axis})
         if not (s.is_const and s.value == 1):
-            st = b.create1(Op.SPLAT, [materialize(b, s)], T.BlockType(cur, T.i64))
-            r = b.create1(Op.MULI, [r, st], T.BlockType(cur, T.i64))
+            st = b.create1(Op.SPLAT, [materialize(b, s)], BlockType(cur, i64))
+            r = b.create1(Op.MULI, [r, st], BlockType(cur, i64))
         if cur != shape:
-            r = b.create1(Op.BROADCAST, [r], T.BlockType(shape, T.i64))
-        total = r if total is None else b.create1(Op.ADDI, [total, r], T.BlockType(shape, T.i64))
+            r = b.create1(Op.BROADCAST, [r], BlockType(shape, i64))
+        total = r if total is None else b.create1(Op.ADDI, [total, r], BlockType(shape, i64))
     return total
 
 
@@ -74,10 +74,10 @@ def _rebuild(b: Builder, scalar: Value, pattern: Value | None, block_t) -> Value
     if block_t.scalar.is_ptr():
         s = b.create1(Op.SPLAT, [scalar], block_t)
         return s if pattern is None else b.create1(Op.ADDPTR, [s, pattern], block_t)
-    wide = T.BlockType(block_t.shape, T.i64)
+    wide = BlockType(block_t.shape, i64)
     s = b.create1(Op.SPLAT, [scalar], wide)
     v = s if pattern is None else b.create1(Op.ADDI, [s, pattern], wide)
-    return v if block_t.scalar == T.i64 else b.create1(Op.TRUNCI, [v], block_t)
+    return v if block_t.scalar == i64 else b.create1(Op.TRUNCI, [v], block_t)
 
 
 def _scalarize(loop: Operation) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core import Operation
 from ..ops import OP_DEFS, Op
-from .. import types as T
+from ..types import PointerType
 from ..patterns import constant_value
 
 _SHAPE_OPS = {Op.SPLAT, Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS}
@@ -54,7 +54,7 @@ class ConstantFold:
             d = OP_DEFS.get(op.name)
             if d is None or not d.pure or op.name in _POINTER_OPS or op.name == Op.CONSTANT:
                 continue
-            if not (d.elementwise or op.name in _SHAPE_OPS) or isinstance(op.result.type.scalar, T.PointerType):
+            if not (d.elementwise or op.name in _SHAPE_OPS) or isinstance(op.result.type.scalar, PointerType):
                 continue
             new = self._identity(op)
             if new is not None:

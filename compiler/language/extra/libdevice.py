@@ -41,7 +41,7 @@ def _dispatch(name: str, args, table: dict):
         raise TypeError(f"libdevice.{name} does not take ({', '.join(str(t) for t in key)}); it takes {want}")
     impl = table[key]
     if getattr(impl, "__triton_jit__", False):      # a composed @jit function: inlined here
-        return s.codegen.call_function(impl, xs, {})
+        return s.ast_to_ir.call_function(impl, xs, {})
     return impl(*xs)
 
 
@@ -93,7 +93,7 @@ _rint = _unary(Op.ROUNDEVEN)
 
 
 def _call_jit(fn):
-    return lambda *xs: current().codegen.call_function(fn, list(xs), {})
+    return lambda *xs: current().ast_to_ir.call_function(fn, list(xs), {})
 
 
 _SPEC = [

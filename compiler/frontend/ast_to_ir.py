@@ -51,7 +51,7 @@ class _Unsupported(CompileTimeError):
     pass
 
 
-class CodeGenerator(ast.NodeVisitor):
+class AstToIR(ast.NodeVisitor):
     def __init__(self, src: FunctionSource, sem, scope: dict, depth: int = 0):
         self.src = src
         self.sem = sem
@@ -257,15 +257,6 @@ class CodeGenerator(ast.NodeVisitor):
             raise CompileTimeError(f"{_display(name)} has different compile-time values in the two branches of a "
                                    f"runtime if ({where}: {u!r})")
         return flat
-
-    def _runtime_value(self, v, name, where) -> tensor:
-        u = _unwrap(v)
-        if isinstance(u, tensor):
-            return u
-        if isinstance(u, (bool, int, float)):
-            return self.sem.to_tensor(u)
-        raise CompileTimeError(f"{_display(name)} has different compile-time values in the two branches of a "
-                               f"runtime if ({where}: {u!r})")
 
     def visit_IfExp(self, node):
         cond = self.visit(node.test)
@@ -625,8 +616,8 @@ class CodeGenerator(ast.NodeVisitor):
         if self.depth >= MAX_INLINE_DEPTH:
             raise CompileTimeError(f"@jit calls nested deeper than {MAX_INLINE_DEPTH} (recursion is not supported)")
         src = jitfn.source
-        scope = bind_arguments(src, args, kwargs, for_call=True)
-        gen = CodeGenerator(src, self.sem, scope, self.depth + 1)
+        scope = bind_arguments(src, args, kwargs)
+        gen = AstToIR(src, self.sem, scope, self.depth + 1)
         # The callee is inlined: its own `return` ends the inlined body, wherever the call is (Triton allows
         # helpers that return to be called in loops; only a return inside the callee's own loops is refused).
         gen.loop_depth = 0
@@ -747,7 +738,7 @@ def _global_value(v):
     return v
 
 
-def bind_arguments(src: FunctionSource, args, kwargs, for_call: bool) -> dict:
+def bind_arguments(src: FunctionSource, args, kwargs) -> dict:
     """Map a @jit function's parameters to the values it is called with (constexpr params checked)."""
     params = src.params
     if len(args) > len(params):
