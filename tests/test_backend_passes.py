@@ -49,7 +49,7 @@ ADD = """module {
 
 
 def test_lower_memory_turns_a_masked_block_into_one_clipped_box():
-    out = run(ADD, LowerMemory(), CommonSubexpressionElimination())
+    out = run(ADD, LowerMemory(32), CommonSubexpressionElimination())
     check_ir(out, """
         CHECK: %[[OFF:.*]] = arith.extsi %2 : i64
         CHECK: tt.addptr %x_ptr, {{%\\w+}} : ptr<f32>
@@ -80,7 +80,7 @@ GATHER = """module {
 
 
 def test_lower_memory_falls_back_to_a_gather_for_data_dependent_offsets():
-    out = run(GATHER, LowerMemory())
+    out = run(GATHER, LowerMemory(32))
     check_ir(out, """
         CHECK: %idx = mtia.load_box %idx_ptr
         CHECK: %v = mtia.gather %tbl, %idx {pad = 0} : tensor<64xf32>
@@ -103,7 +103,7 @@ BROADCAST_ROW = """module {
 
 
 def test_lower_memory_loads_a_broadcast_row_once():
-    out = run(BROADCAST_ROW, LowerMemory())
+    out = run(BROADCAST_ROW, LowerMemory(32))
     check_ir(out, """
         CHECK: mtia.load_box %w, {{.*}} : tensor<1x32xf32>
         CHECK-NOT: tensor<16x32xptr<f32>>
@@ -151,7 +151,7 @@ def test_scalarize_iter_args_carries_the_pointer_as_a_scalar():
 
 
 def test_licm_bufferize_and_engines_on_the_loop():
-    out = run(LOOP, ScalarizeIterArgs(), LowerMemory(), CommonSubexpressionElimination(), HoistLoopInvariants(),
+    out = run(LOOP, ScalarizeIterArgs(), LowerMemory(32), CommonSubexpressionElimination(), HoistLoopInvariants(),
               DeadCodeElimination(), MapEngines(), Bufferize(), AllocateLocalStore(384 * 1024))
     check_ir(out, """
         CHECK: %zero = arith.constant {value = 0.0, engine = "se", cb = [0]} : tensor<32x32xf32>
@@ -167,7 +167,7 @@ def test_allocate_ls_names_the_buffers_that_do_not_fit():
     big = LOOP.replace("32x32", "256x256").replace("tensor<32x", "tensor<256x").replace("x32x", "x256x") \
         .replace("end = 32", "end = 256").replace("x32xi32", "x256xi32")
     m = parse_module(big)
-    for p in (ScalarizeIterArgs(), LowerMemory(), DeadCodeElimination(), MapEngines(), Bufferize()):
+    for p in (ScalarizeIterArgs(), LowerMemory(32), DeadCodeElimination(), MapEngines(), Bufferize()):
         p.run(m)
     with pytest.raises(CompilationError, match=r"the kernel's tiles need \d+ bytes of local store with one slot "
                                                r"each, but tiny has \d+ bytes for them: zero \(256 KiB\), t \(128 KiB\)"):

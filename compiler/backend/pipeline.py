@@ -1,6 +1,7 @@
 """The MTIA backend in one function: Triton IR -> passes -> codegen -> registers -> isa.Program.
 
     program, stages = compile_to_mtia(module, cfg)
+    program, cpp = emit_program(module, cfg)     # codegen alone, for a module the passes have run on
 
 `stages` holds the IR after each backend pass ("mtia.<pass>"), the assembly ("mtia-asm"), the C++
 rendering ("cpp") and the JSON stream ("json"), so each step's effect can be read and tested.
@@ -23,14 +24,16 @@ from .passes.map_engines import MapEngines
 from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
 from .regalloc import allocate
+from .target import Target
 
 
 def backend_passes(cfg, num_stages: int = 3) -> list:
     """The passes, in order. Each is a frozen dataclass with `name` and `run(module)`."""
+    target = Target.of(cfg)
     return [
         ExpandCombine(),                     # reduce/scan combines the RE cannot run -> SE and MLU steps
         ScalarizeIterArgs(),                 # loop-carried pointer blocks -> scalar pointers
-        LowerMemory(),                       # loads/stores -> box DMAs or gathers (masks -> valid extents)
+        LowerMemory(target.dma_align),       # loads/stores -> box DMAs or gathers (masks -> valid extents)
         MaterializePointers(),               # any other pointer block -> address tiles and gathers
         CommonSubexpressionElimination(),
         HoistLoopInvariants(),               # scalar address arithmetic out of loops
@@ -38,7 +41,7 @@ def backend_passes(cfg, num_stages: int = 3) -> list:
         DeadCodeElimination(),
         MapEngines(),                        # DPE / SE / RE / MLU / DMA / core for every op
         Bufferize(),                         # tiles -> CB slots; views, in-place updates, pops
-        AllocateLocalStore(cfg.ls_bytes, num_stages, cfg.name),   # slots per CB, LS addresses
+        AllocateLocalStore(target.ls_bytes, num_stages, target.name),   # slots per CB, LS addresses
     ]
 
 
@@ -49,9 +52,20 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None) 
         p.run(module)
         verify(module)
         stages[f"mtia.{p.name}"] = print_module(module)
+    prog, cpp = emit_program(module, cfg, meta)
+    prog.meta["compile_seconds"] = round(time.perf_counter() - t0, 4)
+    stages["mtia-asm"] = prog.to_asm()
+    stages["cpp"] = cpp
+    stages["json"] = prog.dumps(indent=1)
+    return prog, stages
+
+
+def emit_program(module, cfg, meta: dict | None = None) -> tuple[Program, str]:
+    """Codegen and register allocation of a module the backend passes have run on: the program and
+    its C++ rendering."""
     func = module.functions[0]
     plan = func.mtia_plan
-    g = Codegen(func, plan, cfg)
+    g = Codegen(func, plan, Target.of(cfg))
     emitter = g.run()
     arg_vregs = [r for _, r in g.args]
     instrs, labels, arg_regs, spills, lines = allocate(emitter.code, arg_vregs, cfg.ls_bytes - SPILL_BYTES, SPILL_BYTES)
@@ -69,9 +83,5 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None) 
         prog.cb(st.id, st.name, st.base, st.nbytes, st.slots)
     prog.meta = dict(meta or {})
     prog.meta.update({"lines": lines, "ls_bytes": func.attrs.get("mtia.ls_used", 0), "spills": spills,
-                      "config": cfg.name,
-                      "compile_seconds": round(time.perf_counter() - t0, 4)})
-    stages["mtia-asm"] = prog.to_asm()
-    stages["cpp"] = "\n".join(emitter.cpp) + "\n"
-    stages["json"] = prog.dumps(indent=1)
-    return prog, stages
+                      "config": cfg.name})
+    return prog, "\n".join(emitter.cpp) + "\n"

@@ -13,7 +13,6 @@ import re
 
 from isa import cb as cbi
 from isa import dma, se, sync
-from isa import re as rei
 from isa import scalar as riscv
 from isa.types import Tile
 
@@ -23,7 +22,8 @@ from ...ir.core import Block, Operation, Value
 from .. import dialect as mtia
 from ..passes.bufferize import TileLoc, Plan, Uniform, dtype_of
 from ..passes.util import error_at
-from . import cpp, rvv_ops, scalar_ops, tile_ops
+from ..target import Target
+from . import cpp, dma_ops, dpe_ops, mlu_ops, re_ops, rvv_ops, scalar_ops, se_ops
 from .emitter import Emitter, Proto, VReg
 
 _LOADS = {"i8": riscv.Lb, "u8": riscv.Lbu, "i1": riscv.Lbu, "i16": riscv.Lh, "u16": riscv.Lhu, "i32": riscv.Lw,
@@ -34,10 +34,10 @@ BIG_IMM = 1 << 53                 # larger integer immediates travel in a regist
 
 
 class Codegen:
-    def __init__(self, func: Operation, plan: Plan, cfg):
+    def __init__(self, func: Operation, plan: Plan, target: Target):
         self.func = func
         self.plan = plan
-        self.cfg = cfg
+        self.target = target
         self.e = Emitter()
         self.regs: dict[Value, VReg] = {}
         self.args: list[tuple[Value, VReg]] = []
@@ -181,51 +181,47 @@ class Codegen:
         if op.loc is not None:
             e.src_line = op.loc.line
         start = len(e.code)
-        if name == Op.FOR:
-            self.for_(op)
-        elif name == Op.IF:
-            self.if_(op)
-        elif name == Op.WHILE:
-            self.while_(op)
-        elif name in (Op.YIELD, Op.CONDITION):
+        if name in (Op.YIELD, Op.CONDITION):
             return                                   # the enclosing op copies and pops for it
-        elif name == Op.RETURN:
-            if op.parent is not self.func.body:
-                e.emit(riscv.J, target=self.end_label)
-        elif name == Op.ASSERT:
-            self.assert_(op)
-        elif name == Op.RE_REDUCE:
-            self.re_reduce_(op)
+        engine = op.attrs.get("engine")
+        if name in self.STRUCTURE:
+            self.STRUCTURE[name](self, op)
+        elif engine is not None:
+            lines = len(e.cpp)
+            if engine in LOWERING:
+                lower = LOWERING[engine].get(name)
+                if lower is None:
+                    raise self.error(op, f"{name} is not supported by the MTIA backend")
+                lower(self, op)
             self.fetch_results(op)
-        elif rvv_ops.rvv_eligible(op):
-            rvv_ops.lower(self, op)
-        elif op.results and isinstance(self.plan.loc.get(op.results[0]), Uniform) and \
-                op.results[0] not in self.plan.fill_at_def:
-            pass                                     # a uniform block: readers take the scalar
-        elif self.plan.loc.get(op.results[0] if op.results else None) is not None or _reads_tiles(op, self.plan):
-            if not tile_ops.lower(self, op):
-                raise self.error(op, f"{name} is not supported by the MTIA backend")
-            self.fetch_results(op)
-            self.apply_pops(op, start, render=True)
+            self.apply_pops(op, start, render=len(e.cpp) == lines)   # unless it wrote its own C++
             return
-        elif name == Op.LOAD:
-            self.scalar_load(op)
-        elif name == Op.STORE:
-            self.scalar_store(op)
-        elif name == Op.PRINT:
-            self.print_(op)
-        elif name == Op.DEBUG_BARRIER:
-            e.emit(sync.Fence)
-            e.line("mtia::fence();")
-        elif name == Op.ASSUME:
-            pass
-        elif name == Op.CONSTANT:
-            pass                                     # materialised at each use
+        elif (op.results and op.results[0] in self.plan.loc) or _reads_tiles(op, self.plan):
+            raise self.error(op, f"{name} is not supported by the MTIA backend")
+        elif name in self.CORE:
+            self.CORE[name](self, op)
         elif scalar_ops.lower(self, op):
             cpp.scalar_op(self, op)
         else:
             raise self.error(op, f"{name} on scalars is not supported by the MTIA backend")
         self.apply_pops(op, start)
+
+    def out_tile(self, op: Operation, result=None) -> Tile:
+        """The tile an op's result is written to: a push, or acc when the op updates in place."""
+        loc = self.plan.loc[result if result is not None else op.results[0]]
+        mode = "acc" if self.plan.inplace.get(op) == loc.sid else "push"
+        return Tile(loc.sid, mode, loc.dtype, loc.shape)
+
+    def return_(self, op: Operation) -> None:
+        if op.parent is not self.func.body:
+            self.e.emit(riscv.J, target=self.end_label)
+
+    def barrier(self, op: Operation) -> None:
+        self.e.emit(sync.Fence)
+        self.e.line("mtia::fence();")
+
+    def nothing(self, op: Operation) -> None:
+        """tt.assume is a hint; a scalar constant is materialised where it is used."""
 
     def fetch_results(self, op: Operation) -> None:
         """0-d results that scalar code reads: wait for the tile and load it into a register."""
@@ -459,78 +455,14 @@ class Codegen:
             e.place(skip)
         cpp.scalar_op(self, op)
 
-    def re_reduce_(self, op: Operation) -> None:
-        """tl.mtia.re_reduce: a chain over the reduction network. Program i (on PE i) adds what
-        program i-1 sends to its own value and sends the partial to i+1; the last one, now holding
-        the total, sends it back to every other PE."""
-        e = self.e
-        x = op.x
-        loc = self.plan.loc[op.results[0]]
-        partial, total = self.plan.temps[op]
-        t = lambda mode: Tile(loc.sid, mode, loc.dtype, loc.shape)  # noqa: E731
-        combine = {"sum": se.SeAdd, "max": se.SeMax, "min": se.SeMin}.get(op.attrs.get("op", "sum"))
-        if combine is None:
-            raise self.error(op, f"tl.mtia.re_reduce combines with sum, max or min, not {op.attrs.get('op')!r}")
-        pid = [e.vreg("x") for _ in range(3)]
-        n = [e.vreg("x") for _ in range(3)]
-        for axis in range(3):
-            e.emit(sync.Pid, rd=pid[axis], axis=axis)
-            e.emit(sync.Nprog, rd=n[axis], axis=axis)
-        me, count, tmp = e.vreg("x"), e.vreg("x"), e.vreg("x")
-        e.emit(riscv.Mul, rd=tmp, rs1=pid[2], rs2=n[1])           # me = x + nx * (y + ny * z)
-        e.emit(riscv.Add, rd=tmp, rs1=tmp, rs2=pid[1])
-        e.emit(riscv.Mul, rd=tmp, rs1=tmp, rs2=n[0])
-        e.emit(riscv.Add, rd=me, rs1=tmp, rs2=pid[0])
-        e.emit(riscv.Mul, rd=count, rs1=n[0], rs2=n[1])
-        e.emit(riscv.Mul, rd=count, rs1=count, rs2=n[2])
-        e.emit(riscv.Addi, rd=count, rs1=count, imm=-1)           # the last program's id
-        src = self.plan.loc.get(x)
-        if isinstance(src, Uniform):
-            e.emit(se.SeFill, out=t("push"), value=self.scalar_src(src.value))
-        else:
-            e.emit(se.SeMov, out=t("push"), a=self.src(x, op))
-        send, last, done = e.new_label("re_send"), e.new_label("re_last"), e.new_label("re_done")
-        e.emit(riscv.Beq, rs1=me, rs2=self.zero(), target=send)
-        e.emit(combine, out=t("acc"), a=t("keep"), b=Tile(partial, "pop", loc.dtype, loc.shape))
-        e.place(send)
-        e.emit(riscv.Beq, rs1=me, rs2=count, target=last)
-        nxt = e.vreg("x")
-        e.emit(riscv.Addi, rd=nxt, rs1=me, imm=1)
-        e.emit(rei.ReSend, a=t("keep"), pe=nxt, cb=partial)
-        e.emit(se.SeMov, out=t("acc"), a=Tile(total, "pop", loc.dtype, loc.shape))
-        e.emit(riscv.J, target=done)
-        e.place(last)
-        i, loop = e.vreg("x"), e.new_label("re_bcast")
-        e.emit(riscv.Li, rd=i, imm=0)
-        e.place(loop)
-        e.emit(riscv.Bge, rs1=i, rs2=count, target=done)
-        e.emit(rei.ReSend, a=t("keep"), pe=i, cb=total)
-        e.emit(riscv.Addi, rd=i, rs1=i, imm=1)
-        e.emit(riscv.J, target=loop)
-        e.place(done)
-        e.line(f"{cpp.name(self, op.results[0])} = re_reduce_{op.attrs.get('op', 'sum')}(cb{loc.sid});"
-               f"   // chain over the reduction network, then broadcast")
-
     def assert_(self, op: Operation) -> None:
-        e = self.e
-        cond = op.cond
+        """A scalar condition (the RE reduces a block one first: re_ops)."""
+        self.device_assert(op, self.reg(op.cond))
+
+    def device_assert(self, op: Operation, flag: VReg) -> None:
         msg = str(op.attrs.get("message", "assertion failed"))
-        if op in self.plan.temps:            # a block condition: the RE ands it to one flag
-            sid = self.plan.temps[op]
-            loc = self.plan.loc[cond]
-            n = 1
-            for d in loc.shape:
-                n *= d
-            e.emit(rei.ReReduce, out=Tile(sid, "push", "i1", (1,)), a=Tile(loc.sid, "keep", "i1", (n,)),
-                   op="and", axis=0)
-            addr, flag = e.vreg("x"), e.vreg("x")
-            e.emit(cbi.CbWait, rd=addr, cb=sid)
-            e.emit(riscv.Lbu, rd=flag, rs1=addr, imm=0)
-            e.emit(cbi.CbPop, cb=sid)
-        else:
-            flag = self.reg(cond)
-        e.emit(sync.DbgAssert, rs1=flag, msg=msg)
-        e.line(f'device_assert({cpp.name(self, cond)}, "{msg}");')
+        self.e.emit(sync.DbgAssert, rs1=flag, msg=msg)
+        self.e.line(f'device_assert({cpp.name(self, op.cond)}, "{msg}");')
 
     def print_(self, op: Operation) -> None:
         prefix = op.attrs.get("prefix", "")
@@ -540,6 +472,16 @@ class Codegen:
             r = self.reg(v)
             self.e.emit(sync.DbgPrint, fmt=str(prefix), rs1=r, kind=r.cls)
         self.e.line(f'device_print("{prefix}", ...);')
+
+
+Codegen.STRUCTURE = {Op.FOR: Codegen.for_, Op.IF: Codegen.if_, Op.WHILE: Codegen.while_, Op.RETURN: Codegen.return_}
+Codegen.CORE = {Op.LOAD: Codegen.scalar_load, Op.STORE: Codegen.scalar_store, Op.PRINT: Codegen.print_,
+                Op.ASSERT: Codegen.assert_, Op.DEBUG_BARRIER: Codegen.barrier, Op.ASSUME: Codegen.nothing,
+                Op.CONSTANT: Codegen.nothing}
+# engine -> {op name -> lowering}; "view" and "uniform" move no data (readers see the source's tile
+# or the scalar), and the control core's "core" reads (mtia.to_scalar) are the result fetch
+LOWERING = {"se": se_ops.LOWER, "dpe": dpe_ops.LOWER, "re": re_ops.LOWER, "mlu": mlu_ops.LOWER,
+            "dma": dma_ops.LOWER, "rvv": rvv_ops.LOWER, "core": {mtia.TO_SCALAR: Codegen.nothing}}
 
 
 def _is_float(t) -> bool:

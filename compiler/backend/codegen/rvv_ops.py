@@ -16,27 +16,13 @@ from isa.types import itemsize
 from ...ir import Op
 from ...ir.core import Operation
 from ..passes.bufferize import TileLoc, Uniform
+from ..target import RVV_OPS
 
-# op name -> (vector-vector class, vector-scalar class); u = the op reads its operands unsigned
-RVV_OPS = {
+# op name -> (vector-vector mnemonic, vector-scalar mnemonic)
+MNEMONICS = {
     Op.MULHIUI: ("vmulhu.vv", "vmulhu.vx"), Op.DIVSI: ("vdiv.vv", "vdiv.vx"), Op.DIVUI: ("vdivu.vv", "vdivu.vx"),
     Op.REMSI: ("vrem.vv", "vrem.vx"), Op.REMUI: ("vremu.vv", "vremu.vx"),
 }
-
-
-def rvv_eligible(op: Operation) -> bool:
-    """An integer long-tail op on blocks whose tile operands are not broadcasts (the RVV loop walks
-    every operand element by element; a broadcast operand stays on the SE, which broadcasts)."""
-    if op.name not in RVV_OPS or not op.results or not op.results[0].type.is_block():
-        return False
-    t = op.results[0].type.scalar
-    if not t.is_int() or t.int_bitwidth not in (8, 16, 32, 64):
-        return False
-    for x in op.operands:
-        d = x.owner
-        if isinstance(d, Operation) and d.name in (Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS):
-            return False
-    return True
 
 
 def lower(g, op: Operation) -> None:
@@ -49,7 +35,7 @@ def lower(g, op: Operation) -> None:
     n = 1
     for d in out.shape:
         n *= d
-    vv, vx = (isa.REGISTRY[m] for m in RVV_OPS[op.name])
+    vv, vx = (isa.REGISTRY[m] for m in MNEMONICS[op.name])
     ld, st = isa.REGISTRY[f"vle{8 * isz}.v"], isa.REGISTRY[f"vse{8 * isz}.v"]
     ptrs, scalar = [], None
     for x in op.operands:
@@ -96,3 +82,6 @@ def _scalar_reg(g, value):
     if isinstance(value, (int, bool)):
         return g.const_reg(int(value))
     return g.reg(value)
+
+
+LOWER = {n: lower for n in RVV_OPS}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import OutOfResources
+from ..target import RUNS_AHEAD
 from .util import error_at
 
 SLOT_ALIGN = 64            # bytes; keeps every slot on a DMA burst boundary
@@ -35,7 +36,7 @@ class AllocateLocalStore:
             sts = plan.storages
             for st in sts:
                 st.nbytes = _align(st.nbytes)
-                want = max(2, self.num_stages) if (st.producer == "dma" and st.loop_depth > 0) else 2
+                want = max(2, self.num_stages) if (st.producer in RUNS_AHEAD and st.loop_depth > 0) else 2
                 st.slots = want
             total = sum(st.slots * st.nbytes for st in sts)
             while total > budget:

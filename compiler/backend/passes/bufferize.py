@@ -1,12 +1,11 @@
 """Bufferize: give every block value a place in the local store, as a slot of a circular buffer.
 
-Each `Storage` becomes one CB. A value lives in a storage with a tile dtype and shape (`TileLoc`):
+Each `Storage` becomes one CB. A value lives in a storage with a tile dtype and shape (`TileLoc`),
+following the `engine` map-engines gave its op:
 - most ops produce a fresh storage (their engine pushes a slot);
-- expand_dims / reshape are views (same bytes, another shape); a broadcast read only by SE ops
-  is a view with its smaller shape (the SE broadcasts); a transpose read only by tl.dot is a view
-  the DPE reads transposed;
-- a splat or constant block is *uniform*: no storage, the SE takes it as a scalar operand; it is
-  filled into a storage only when some reader needs a tile;
+- a "view" shows its source's storage (another shape, the smaller tile the SE broadcasts, or
+  transposed for the DPE); a "uniform" block has no storage (its readers take the scalar), and a
+  constant or splat the SE fills has one;
 - an element-wise op whose input dies there writes its result in place over that input (`acc`),
   which is also how loop-carried accumulators stay in one slot across iterations.
 Each storage is popped by its last reader in the block that defines it, or by a `cb.pop` after
@@ -19,16 +18,9 @@ from dataclasses import dataclass, field
 
 from ...ir import Op
 from ...ir.core import Block, Operation, Value
-from ...ir.ops import OP_DEFS
 from .. import dialect as mtia
+from ..target import SCALAR_ON_SE, TILE_ON_SCALARS, VIEW_OPS, WIDE_ONLY, is_elementwise_block
 from .util import error_at
-
-VIEW_OPS = (Op.EXPAND_DIMS, Op.RESHAPE)
-WIDE_ONLY = ("f16", "bf16")              # float scalars the control core cannot load/store directly
-# float math the control core has no instruction for: on 0-d values the SE computes it in a one-element
-# tile (read back into a register for scalar users), reading 0-d operands from their tiles
-SCALAR_ON_SE = frozenset({Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.RSQRT, Op.ABSF, Op.ERF, Op.FLOOR, Op.CEIL, Op.SIN,
-                          Op.COS, Op.TANH, Op.ROUNDEVEN, Op.ISNAN, Op.ISINF, Op.POWF, Op.ATAN2, Op.REMF, Op.FMA})
 
 
 @dataclass
@@ -93,18 +85,6 @@ def nbytes(dtype: str, shape) -> int:
 def tile_shape(t) -> tuple[int, ...]:
     """A 0-d value kept in the local store is a one-element tile."""
     return tuple(t.shape) or (1,)
-
-
-def is_se(op: Operation) -> bool:
-    """An element-wise op on blocks: the SE runs it and broadcasts its operands."""
-    d = OP_DEFS.get(op.name)
-    return bool(d and d.elementwise and op.results and op.results[0].type.is_block()) \
-        and op.name not in (Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST)
-
-
-def _tile_user_needs_full(op: Operation) -> bool:
-    """Whether this reader needs the operand as a full tile (not a broadcast view or a scalar)."""
-    return not is_se(op)
 
 
 @dataclass(frozen=True)
@@ -177,40 +157,33 @@ class _Planner:
         if self.needs_temp(op, blk, depth) or name == Op.YIELD or not op.results:
             return
         res = op.results
-        if not any(r.type.is_block() for r in res) and name not in (Op.REDUCE, mtia.ATOMIC, mtia.CAS, mtia.GATHER):
-            if name in SCALAR_ON_SE:                     # scalar math the core cannot do: a one-element SE tile
+        engine = op.attrs.get("engine")
+        if not any(r.type.is_block() for r in res) and name not in TILE_ON_SCALARS:
+            if engine == "se":                           # scalar math the core cannot do: a one-element SE tile
                 self.new_storage(res[0], blk, depth, "se")
                 if any(not _block_user(u.op) for u in res[0].uses):
                     plan.fetch.add(res[0])
             return                                       # scalar code
-        if name in (Op.CONSTANT, Op.SPLAT):
-            src = op.attrs["value"] if name == Op.CONSTANT else op.src
-            if name == Op.SPLAT and isinstance(plan.loc.get(src), TileLoc):
-                if all(is_se(u.op) for u in res[0].uses):
-                    self.map(res[0], plan.loc[src])      # a splat of a 0-d tile: the SE broadcasts it
-                else:
-                    self.new_storage(res[0], blk, depth, "mlu")
-                return
-            plan.loc[res[0]] = Uniform(src)
-            if any(_tile_user_needs_full(u.op) for u in res[0].uses):
-                plan.fill_at_def.add(res[0])
-                self.new_storage(res[0], blk, depth, "se")
+        if engine == "uniform":
+            plan.loc[res[0]] = Uniform(op.attrs["value"] if name == Op.CONSTANT else op.src)
             return
-        if name in VIEW_OPS or name == Op.BROADCAST or name == Op.TRANS:
-            if self.view(op, blk, depth):
-                return
-        if is_se(op):
+        if engine == "view":
+            self.view(op)
+            return
+        if name in (Op.CONSTANT, Op.SPLAT) and engine == "se":     # a uniform block some reader needs whole
+            plan.fill_at_def.add(res[0])
+            self.new_storage(res[0], blk, depth, "se")
+            return
+        if engine in ("se", "rvv") and is_elementwise_block(op):
             self.elementwise(op, blk, depth)
             return
-        producer = {Op.DOT: "dpe", Op.REDUCE: "re", Op.SCAN: "re", mtia.LOAD_BOX: "dma", mtia.GATHER: "dma",
-                    mtia.ATOMIC: "dma", mtia.CAS: "dma", "tt.histogram": "re"}.get(name, "mlu")
-        if name == Op.DOT and self.dot_in_place(op, blk, depth):
+        if name == Op.DOT and self.dot_in_place(op):
             return
         for r in res:
             if len(res) > 1 and not r.uses:
                 continue                               # e.g. argmax's values nobody reads: not computed
-            if r.type.is_block() or name in (Op.REDUCE, mtia.ATOMIC, mtia.CAS, mtia.GATHER):
-                self.new_storage(r, blk, depth, producer)
+            if r.type.is_block() or name in TILE_ON_SCALARS:
+                self.new_storage(r, blk, depth, engine or "mlu")
                 if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
                     plan.fetch.add(r)
 
@@ -238,37 +211,23 @@ class _Planner:
         self.plan.temps[op] = st.id
         return True
 
-    def view(self, op: Operation, blk: Block, depth: int) -> bool:
-        plan = self.plan
-        src = op.src
-        sloc = plan.loc.get(src)
-        r = op.results[0]
-        if isinstance(sloc, Uniform):
-            plan.loc[r] = sloc
-            if any(_tile_user_needs_full(u.op) for u in r.uses):
-                plan.fill_at_def.add(r)
-                self.new_storage(r, blk, depth, "se")
-            return True
-        if sloc is None:
-            return False
-        full = sloc.shape == tile_shape(src.type) and not sloc.trans
-        if op.name in VIEW_OPS and full:
-            self.map(r, TileLoc(sloc.sid, sloc.dtype, tile_shape(r.type)))
-            return True
-        if op.name == Op.BROADCAST and all(is_se(u.op) for u in r.uses) and not sloc.trans:
-            self.map(r, TileLoc(sloc.sid, sloc.dtype, sloc.shape))      # the SE broadcasts the smaller tile
-            return True
-        if op.name == Op.TRANS and full and len(src.type.shape) == 2 and r.uses and \
-                all(u.op.name == Op.DOT and u.index < 2 for u in r.uses):
-            self.map(r, TileLoc(sloc.sid, sloc.dtype, sloc.shape, trans=True))
-            return True
-        return False
+    def view(self, op: Operation) -> None:
+        """The result shows the source's bytes (map-engines decided it is a view): in another shape
+        (expand_dims, reshape), as the smaller tile the SE broadcasts (broadcast, splat of a 0-d
+        tile), or transposed for the DPE (trans)."""
+        src = self.plan.loc[op.src]
+        if op.name in VIEW_OPS:
+            loc = TileLoc(src.sid, src.dtype, tile_shape(op.result.type))
+        elif op.name == Op.TRANS:
+            loc = TileLoc(src.sid, src.dtype, src.shape, trans=True)
+        else:
+            loc = TileLoc(src.sid, src.dtype, src.shape)
+        self.map(op.result, loc)
 
     def elementwise(self, op: Operation, blk: Block, depth: int) -> None:
         r = op.results[0]
         dtype, shape = dtype_of(r.type), tile_shape(r.type)
-        from ..codegen.rvv_ops import rvv_eligible
-        if rvv_eligible(op):                     # the vector core writes a fresh slot, never in place
+        if op.attrs["engine"] == "rvv":          # the vector core writes a fresh slot, never in place
             self.new_storage(r, blk, depth, "rvv")
             return
         for i, v in enumerate(op.operands):
@@ -282,7 +241,7 @@ class _Planner:
                 return
         self.new_storage(r, blk, depth, "se")
 
-    def dot_in_place(self, op: Operation, blk: Block, depth: int) -> bool:
+    def dot_in_place(self, op: Operation) -> bool:
         acc = op.c
         loc = self.plan.loc.get(acc)
         r = op.results[0]

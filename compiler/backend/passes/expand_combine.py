@@ -1,7 +1,7 @@
 """Expand tl.reduce / tl.associative_scan with combine functions the RE cannot run into SE and MLU steps.
 
 The RE runs sum, prod, max, min, and, or, xor and argmax/argmin reductions and sum, prod, max, min
-scans as one command (`tile_ops.runs_on_re` recognises them). Any other combine function (Welford's
+scans as one command (`target.runs_on_re` recognises them). Any other combine function (Welford's
 (mean, m2, count), a hand-written argmin over (value, payload), a segmented scan over (value, flag),
 `a + b * 2`) is rewritten here into ops the backend already lowers: the combine region's ops are
 re-created on blocks, where they run element-wise on the SE, so each lane combines one pair.
@@ -33,7 +33,7 @@ from ...ir.core import Block, Operation, Region, Value
 from ...ir.ops import OP_DEFS
 from ...ir.types import i1, i32
 from .. import dialect as mtia
-from ..codegen.tile_ops import runs_on_re
+from ..target import runs_on_re
 from .util import error_at
 
 

@@ -21,20 +21,23 @@ from ..affine import Affine, Poly, analyze
 from ..masks import BoxMask, analyze_mask
 from .util import constant_value, erase_dead, error_at
 
-ALIGN = 32                # bytes a box DMA's base must be aligned to (TritorX; the config's dma.align_bytes)
-
 
 @dataclass(frozen=True)
 class LowerMemory:
-    """tt.load / tt.store / tt.atomic_* / descriptor loads and stores -> mtia DMA ops."""
+    """tt.load / tt.store / tt.atomic_* / descriptor loads and stores -> mtia DMA ops. A box whose base
+    is not provably `align_bytes`-aligned (the target's DMA alignment) is marked unaligned."""
+    align_bytes: int
     name: str = "lower-memory"
 
     def run(self, module) -> None:
         for func in module.functions:
-            targets = [op for op in func.walk() if op.name in _HANDLERS]
+            targets = [op for op in func.walk() if op.name in _HANDLERS or op.name in _BOX_HANDLERS]
             for op in targets:
                 try:
-                    _HANDLERS[op.name](op)
+                    if op.name in _BOX_HANDLERS:
+                        _BOX_HANDLERS[op.name](op, self.align_bytes)
+                    else:
+                        _HANDLERS[op.name](op)
                 except NotSplit:
                     pass            # left for the materialize-pointers fallback
         erase_dead(module)
@@ -110,15 +113,15 @@ def _divisibility(v: Value) -> int:
     return 1
 
 
-def _aligned(root: Value, base: Poly, isz: int) -> bool:
-    """Whether root + base * isz is provably ALIGN-byte aligned."""
+def _aligned(root: Value, base: Poly, isz: int, align: int) -> bool:
+    """Whether root + base * isz is provably `align`-byte aligned."""
     g = 0
     for mono, c in base.terms:
         d = abs(c)
         for v in mono:
             d *= _divisibility(v)
         g = gcd(g, d * isz)
-    if g and g % ALIGN:
+    if g and g % align:
         return False
     return _root_aligned(root)
 
@@ -178,7 +181,7 @@ def _broadcast_dims(aff: Affine, box: BoxMask) -> list[int]:
     return [d for d, s in enumerate(aff.strides) if not s and aff.shape[d] > 1 and d not in masked]
 
 
-def _lower_load(op: Operation) -> None:
+def _lower_load(op: Operation, align: int) -> None:
     ptr, mask, other = op.ptr, op.mask, op.other
     if not ptr.type.is_block():
         return                                            # a scalar load: the control core's
@@ -196,7 +199,7 @@ def _lower_load(op: Operation) -> None:
         p, strides, valid = _box_operands(b, aff, box, ld_shape)
         isz = ptr.type.scalar.element_ty.itemsize
         operands = [p, *strides, *valid]
-        attrs = {"rank": len(shape), "unaligned": not _aligned(aff.root, aff.base, isz)}
+        attrs = {"rank": len(shape), "unaligned": not _aligned(aff.root, aff.base, isz, align)}
         if uniform_other and not isinstance(pad, Value):
             attrs["pad"] = pad
         elif uniform_other:
@@ -225,7 +228,7 @@ def _lower_load(op: Operation) -> None:
     op.erase()
 
 
-def _lower_store(op: Operation) -> None:
+def _lower_store(op: Operation, align: int) -> None:
     ptr, value, mask = op.ptr, op.value, op.mask
     if not ptr.type.is_block():
         return
@@ -238,7 +241,7 @@ def _lower_store(op: Operation) -> None:
         p, strides, valid = _box_operands(b, aff, box, tuple(ptr.type.shape))
         isz = ptr.type.scalar.element_ty.itemsize
         b.create(mtia.STORE_BOX, [p, value, *strides, *valid], [],
-                 {"rank": len(ptr.type.shape), "unaligned": not _aligned(aff.root, aff.base, isz)})
+                 {"rank": len(ptr.type.shape), "unaligned": not _aligned(aff.root, aff.base, isz, align)})
     else:
         root, offs = split_pointer(b, ptr)
         b.create(mtia.SCATTER, [root, offs, value] + ([mask] if mask is not None else []), [])
@@ -393,7 +396,6 @@ def _widen(b: Builder, v: Value) -> Value:
     return b.create1(Op.EXTUI if t.scalar.is_int_unsigned() else Op.EXTSI, [v], _offs_type(i64, t.shape))
 
 
-_HANDLERS = {
-    Op.LOAD: _lower_load, Op.STORE: _lower_store, Op.ATOMIC_RMW: _lower_atomic, Op.ATOMIC_CAS: _lower_atomic,
-    Op.DESCRIPTOR_LOAD: _lower_desc_load, Op.DESCRIPTOR_STORE: _lower_desc_store,
-}
+_BOX_HANDLERS = {Op.LOAD: _lower_load, Op.STORE: _lower_store}
+_HANDLERS = {Op.ATOMIC_RMW: _lower_atomic, Op.ATOMIC_CAS: _lower_atomic, Op.DESCRIPTOR_LOAD: _lower_desc_load,
+             Op.DESCRIPTOR_STORE: _lower_desc_store}

@@ -1,17 +1,23 @@
-"""Map every block op onto the unit that runs it, and say so in the IR (`engine = "se"`).
+"""Map every op that touches tiles onto the unit that runs it, and say so in the IR (`engine = "se"`).
 
-DPE: tl.dot. SE: element-wise arithmetic, comparisons, casts, math functions, fills and iotas.
-RVV: the integer long tail (division, remainder, high-half multiply; see codegen/rvv_ops.py).
-RE: reductions and scans. MLU: transposes, joins, splits, concatenations, slices, materialised
-broadcasts. DMA: the mtia load/store/gather/scatter/atomic ops. Views (reshape, expand_dims) move
-no data. Scalar ops run on the control core and are not annotated.
+The rules live in `target.py`; this pass applies them once, and bufferize, allocate-ls and codegen
+read the attribute. Most ops run on one unit whatever reads them (`target.unit_of`). Constants,
+splats and shape changes are decided from their source and their readers, in program order:
+- a constant or a splat of a scalar is "uniform" (no tile: the SE and RVV readers take the scalar)
+  unless some reader needs the whole tile, then the SE fills one;
+- a splat of a 0-d tile is a "view" of it when only the SE reads it (it broadcasts), else the MLU
+  copies it out;
+- expand_dims / reshape of a whole tile are views (same bytes); a broadcast read only by the SE is a
+  view with the smaller shape; a transpose read only as a tl.dot operand is a view the DPE reads
+  transposed; any other shape change is an MLU copy.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen.rvv_ops import rvv_eligible
-from ..codegen.tile_ops import ENGINE
+from ...ir import Op
+from ...ir.core import Operation, Value
+from ..target import BROADCASTS, LAYOUT_OPS, TAKES_SCALARS, VIEW_OPS, unit_of
 
 
 @dataclass(frozen=True)
@@ -19,10 +25,69 @@ class MapEngines:
     name: str = "map-engines"
 
     def run(self, module) -> None:
-        for op in module.walk():
-            if not op.results or not any(r.type.is_block() for r in op.results):
-                if op.name not in ("mtia.store_box", "mtia.scatter"):
-                    continue
-            engine = "rvv" if rvv_eligible(op) else ENGINE.get(op.name)
-            if engine is not None:
-                op.attrs["engine"] = engine
+        ops = list(_walk(module))
+        engines = {op: e for op in ops if (e := unit_of(op)) is not None}
+        views: dict[Value, tuple] = {}          # view result -> (tile shape, transposed) of the bytes it shows
+        for op in ops:
+            if op.name in LAYOUT_OPS and op.results and op.results[0].type.is_block():
+                engines[op] = _layout_engine(op, engines, views)
+        for op, engine in engines.items():
+            op.attrs["engine"] = engine
+
+
+def _walk(op: Operation):
+    """Every op in program order, except inside tt.reduce / tt.scan combine regions (the engine
+    runs the whole combine)."""
+    yield op
+    if op.name in (Op.REDUCE, Op.SCAN):
+        return
+    for region in op.regions:
+        for inner in region.block.ops:
+            yield from _walk(inner)
+
+
+def _reader(use, engines) -> str | None:
+    """The engine of the op reading a value (shape changes read whole tiles, whatever they become)."""
+    return None if use.op.name in LAYOUT_OPS else engines.get(use.op)
+
+
+def _stored(v: Value, engines) -> bool:
+    """Whether v lives in a tile: engine results, views of them, and block values carried by control flow."""
+    owner = v.owner
+    if not isinstance(owner, Operation):
+        return v.type.is_block()
+    e = engines.get(owner)
+    if e in ("uniform", "core"):
+        return False
+    return e is not None or v.type.is_block()
+
+
+def _tile(v: Value, views) -> tuple:
+    return views.get(v, (tuple(v.type.shape) or (1,), False))
+
+
+def _layout_engine(op: Operation, engines: dict, views: dict) -> str:
+    r = op.results[0]
+    readers = [_reader(u, engines) for u in r.uses]
+    scalar_readers_only = all(e in TAKES_SCALARS for e in readers)
+    if op.name == Op.CONSTANT or (op.name == Op.SPLAT and not _stored(op.src, engines)):
+        return "uniform" if scalar_readers_only else "se"
+    src = op.src
+    if not _stored(src, engines):
+        return "mlu"
+    shape, trans = _tile(src, views)
+    whole = shape == (tuple(src.type.shape) or (1,)) and not trans
+    if op.name == Op.SPLAT:
+        view = all(e in BROADCASTS for e in readers)
+    elif op.name in VIEW_OPS:
+        view, shape = whole, tuple(r.type.shape) or (1,)
+    elif op.name == Op.BROADCAST:
+        view = all(e in BROADCASTS for e in readers) and not trans
+    else:                                                   # tt.trans
+        view = whole and len(src.type.shape) == 2 and bool(r.uses) and \
+            all(u.op.name == Op.DOT and u.index < 2 for u in r.uses)
+        trans = True
+    if not view:
+        return "mlu"
+    views[r] = (shape, trans)
+    return "view"

@@ -1,0 +1,51 @@
+"""DMA commands: box transfers (masks as valid extents), element-wise gathers, scatters and atomics."""
+from __future__ import annotations
+
+from isa import dma
+
+from .. import dialect as mtia
+
+
+def _where(op) -> str:
+    return f"line {op.loc.line}" if op.loc else ""
+
+
+def _mask(g, op):
+    return g.tile(op.mask, op) if op.mask is not None else None
+
+
+def _load_box(g, op) -> None:
+    out = g.out_tile(op)
+    pad = g.scalar_src(op.other) if op.other is not None else float(op.attrs.get("pad", 0))
+    g.e.emit(dma.DmaIn, _where(op), dst=out, base=g.reg(op.ptr), strides=g.xlist(op.strides),
+             valid=g.valid(op.valid, out.shape), pad=pad, unaligned=int(bool(op.attrs.get("unaligned"))))
+
+
+def _store_box(g, op) -> None:
+    src = g.tile(op.value, op)
+    g.e.emit(dma.DmaOut, _where(op), src=src, base=g.reg(op.ptr), strides=g.xlist(op.strides),
+             valid=g.valid(op.valid, src.shape), unaligned=int(bool(op.attrs.get("unaligned"))))
+
+
+def _gather(g, op) -> None:
+    g.e.emit(dma.DmaGather, dst=g.out_tile(op), base=g.reg(op.ptr), offsets=g.tile(op.offsets, op),
+             mask=_mask(g, op), pad=float(op.attrs.get("pad", 0) or 0))
+
+
+def _scatter(g, op) -> None:
+    g.e.emit(dma.DmaScatter, src=g.tile(op.value, op), base=g.reg(op.ptr), offsets=g.tile(op.offsets, op),
+             mask=_mask(g, op))
+
+
+def _atomic(g, op) -> None:
+    g.e.emit(dma.DmaAtomic, op=op.attrs["kind"], dst=g.out_tile(op), base=g.reg(op.ptr),
+             offsets=g.tile(op.offsets, op), val=g.tile(op.value, op), mask=_mask(g, op))
+
+
+def _cas(g, op) -> None:
+    g.e.emit(dma.DmaCas, dst=g.out_tile(op), base=g.reg(op.ptr), offsets=g.tile(op.offsets, op),
+             cmp=g.tile(op.cmp, op), val=g.tile(op.value, op))
+
+
+LOWER = {mtia.LOAD_BOX: _load_box, mtia.STORE_BOX: _store_box, mtia.GATHER: _gather, mtia.SCATTER: _scatter,
+         mtia.ATOMIC: _atomic, mtia.CAS: _cas}

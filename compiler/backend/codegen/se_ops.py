@@ -1,0 +1,108 @@
+"""SE commands: element-wise arithmetic, comparisons, selects, casts, math functions, fills and iotas.
+
+Every operand is a tile of the value's storage or, when the value is uniform, a scalar the SE
+broadcasts; the result is a push of its storage, or an in-place `acc` update.
+"""
+from __future__ import annotations
+
+from isa import se
+from isa.types import Tile
+
+from ...ir import Op
+from ..passes.bufferize import dtype_of
+
+UNARY = {Op.NEGF: se.SeNeg, Op.EXP: se.SeExp, Op.EXP2: se.SeExp2, Op.LOG: se.SeLog, Op.LOG2: se.SeLog2,
+         Op.SQRT: se.SeSqrt, Op.PRECISE_SQRT: se.SeSqrt, Op.RSQRT: se.SeRsqrt, Op.ABSF: se.SeAbs,
+         Op.ABSI: se.SeAbs, Op.ERF: se.SeErf, Op.FLOOR: se.SeFloor, Op.CEIL: se.SeCeil, Op.SIN: se.SeSin,
+         Op.COS: se.SeCos, Op.TANH: se.SeTanh, Op.ROUNDEVEN: se.SeRint, Op.ISNAN: se.SeIsnan, Op.ISINF: se.SeIsinf}
+CASTS = (Op.EXTSI, Op.EXTUI, Op.TRUNCI, Op.SITOFP, Op.UITOFP, Op.FPTOSI, Op.FPTOUI, Op.EXTF, Op.TRUNCF,
+         Op.FP_TO_FP)
+BINARY = {Op.ADDI: se.SeAdd, Op.ADDF: se.SeAdd, Op.SUBI: se.SeSub, Op.SUBF: se.SeSub, Op.MULI: se.SeMul,
+          Op.MULF: se.SeMul, Op.DIVF: se.SeDiv, Op.PRECISE_DIVF: se.SeDiv, Op.DIVSI: se.SeDiv,
+          Op.DIVUI: se.SeDiv, Op.REMSI: se.SeRem, Op.REMUI: se.SeRem, Op.REMF: se.SeRem, Op.ANDI: se.SeAnd,
+          Op.ORI: se.SeOr, Op.XORI: se.SeXor, Op.SHLI: se.SeShl, Op.SHRSI: se.SeShr, Op.SHRUI: se.SeShr,
+          Op.MAXSI: se.SeMax, Op.MINSI: se.SeMin, Op.MAXUI: se.SeMax, Op.MINUI: se.SeMin,
+          Op.MAXNUMF: se.SeMax, Op.MINNUMF: se.SeMin, Op.MAXIMUMF: se.SeMaxNan, Op.MINIMUMF: se.SeMinNan,
+          Op.MULHIUI: se.SeUmulhi, Op.POWF: se.SePow, Op.ATAN2: se.SeAtan2}
+UNSIGNED_VIEW = {Op.DIVUI, Op.REMUI, Op.SHRUI, Op.MAXUI, Op.MINUI, Op.MULHIUI}
+SIGNED_VIEW = {Op.DIVSI, Op.REMSI, Op.SHRSI, Op.MAXSI, Op.MINSI}
+CMP = {"eq": se.SeEq, "ne": se.SeNe, "slt": se.SeLt, "sle": se.SeLe, "sgt": se.SeGt, "sge": se.SeGe,
+       "ult": se.SeLt, "ule": se.SeLe, "ugt": se.SeGt, "uge": se.SeGe, "oeq": se.SeEq, "une": se.SeNe,
+       "one": se.SeNe, "olt": se.SeLt, "ole": se.SeLe, "ogt": se.SeGt, "oge": se.SeGe}
+
+_SIGNED = {"u8": "i8", "u16": "i16", "u32": "i32", "u64": "i64"}
+_UNSIGNED = {v: k for k, v in _SIGNED.items()}
+
+
+def _view_dtype(name, dtype: str) -> str:
+    if name in UNSIGNED_VIEW:
+        return _UNSIGNED.get(dtype, dtype)
+    if name in SIGNED_VIEW:
+        return _SIGNED.get(dtype, dtype)
+    return dtype
+
+
+def _cmp_view(pred: str, dtype: str) -> str:
+    if pred[0] == "u":
+        return _UNSIGNED.get(dtype, dtype)
+    if pred[0] == "s":
+        return _SIGNED.get(dtype, dtype)
+    return dtype
+
+
+def _fill(g, op) -> None:
+    """A constant or splat block some reader needs as a whole tile."""
+    g.e.emit(se.SeFill, out=g.out_tile(op), value=g.scalar_src(op.attrs["value"] if op.name == Op.CONSTANT
+                                                                else op.src))
+
+
+def _unary(g, op) -> None:
+    g.e.emit(UNARY[op.name], out=g.out_tile(op), a=g.src(op.x, op))
+
+
+def _binary(g, op) -> None:
+    dt = _view_dtype(op.name, dtype_of(op.result.type))
+    out = g.out_tile(op)
+    a, b = (g.src(v, op, dt) for v in op.operands)
+    g.e.emit(BINARY[op.name], out=Tile(out.cb, out.mode, dt, out.shape), a=a, b=b)
+
+
+def _compare(g, op) -> None:
+    pred = op.attrs["predicate"]
+    if pred not in CMP:
+        raise g.error(op, f"comparison '{pred}' on blocks is not supported by the MTIA backend")
+    dt = _cmp_view(pred, dtype_of(op.lhs.type))
+    g.e.emit(CMP[pred], out=g.out_tile(op), a=g.src(op.lhs, op, dt), b=g.src(op.rhs, op, dt))
+
+
+def _select(g, op) -> None:
+    g.e.emit(se.SeSelect, out=g.out_tile(op), cond=g.src(op.cond, op), a=g.src(op.true_value, op),
+             b=g.src(op.false_value, op))
+
+
+def _fma(g, op) -> None:
+    g.e.emit(se.SeFma, out=g.out_tile(op), a=g.src(op.a, op), b=g.src(op.b, op), c=g.src(op.c, op))
+
+
+def _cast(g, op) -> None:
+    name = op.name
+    sdt = dtype_of(op.x.type)
+    if (name == Op.EXTUI and sdt != "i1") or name == Op.UITOFP:
+        sdt = _UNSIGNED.get(sdt, sdt)
+    out = g.out_tile(op)
+    if name == Op.FPTOUI:
+        out = Tile(out.cb, out.mode, _UNSIGNED.get(out.dtype, out.dtype), out.shape)
+    g.e.emit(se.SeMov, out=out, a=g.src(op.x, op, sdt))
+
+
+def _bitcast(g, op) -> None:
+    g.e.emit(se.SeBitcast, out=g.out_tile(op), a=g.tile(op.x, op))
+
+
+def _iota(g, op) -> None:
+    g.e.emit(se.SeIota, out=g.out_tile(op), start=op.attrs["start"])
+
+
+LOWER = {Op.CONSTANT: _fill, Op.SPLAT: _fill, Op.CMPI: _compare, Op.CMPF: _compare, Op.SELECT: _select,
+         Op.FMA: _fma, Op.BITCAST: _bitcast, Op.MAKE_RANGE: _iota,
+         **{n: _unary for n in UNARY}, **{n: _binary for n in BINARY}, **{n: _cast for n in CASTS}}

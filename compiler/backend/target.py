@@ -1,0 +1,118 @@
+"""The MTIA target as the compiler sees it: which unit can run which op, and the config's numbers.
+
+Where an op runs is decided once, by the map-engines pass with the rules below, and recorded on
+the op as its `engine` attribute; bufferize, allocate-ls and codegen read that attribute and never
+decide again. The values of `engine`:
+
+- a unit that runs commands: "dpe" (tl.dot), "se" (element-wise work, fills, iotas), "re"
+  (reductions, scans, histograms, the reduction network), "mlu" (layout changes), "dma" (transfers),
+  "rvv" (the integer long tail on the vector core), "core" (the control core reads a tile);
+- "view": the result is another look at bytes already in a circular buffer (no command runs);
+- "uniform": a block whose elements are all one scalar; its readers take the scalar.
+Scalar code has no `engine`: the control core runs it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import Op
+from ..ir.core import Operation
+from ..ir.ops import OP_DEFS
+from . import dialect as mtia
+from .re_combine import RE_SCANS, re_combine
+
+UNITS = ("dpe", "se", "re", "mlu", "dma", "rvv", "core")
+ENGINES = UNITS + ("view", "uniform")
+
+# block ops by the unit that runs them; the element-wise ops (SE or RVV) and the ops whose engine
+# depends on their readers (constants, splats, shape changes: `map_engines.py`) are not listed
+UNIT_OF = {
+    Op.MAKE_RANGE: "se",
+    Op.DOT: "dpe",
+    Op.REDUCE: "re", Op.SCAN: "re", Op.HISTOGRAM: "re", Op.RE_REDUCE: "re",
+    Op.JOIN: "mlu", Op.SPLIT: "mlu", Op.CAT: "mlu", Op.EXTRACT_SLICE: "mlu", Op.GATHER: "mlu",
+    mtia.LOAD_BOX: "dma", mtia.STORE_BOX: "dma", mtia.GATHER: "dma", mtia.SCATTER: "dma", mtia.ATOMIC: "dma",
+    mtia.CAS: "dma",
+    mtia.TO_SCALAR: "core",
+}
+# ops that give a one-element tile even on 0-d values (the control core reads the result back)
+TILE_ON_SCALARS = (Op.REDUCE, mtia.ATOMIC, mtia.CAS, mtia.GATHER)
+# ops whose engine is decided from their source and readers: a view, a uniform scalar, or a copy
+LAYOUT_OPS = (Op.CONSTANT, Op.SPLAT, Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS)
+VIEW_OPS = (Op.EXPAND_DIMS, Op.RESHAPE)          # same bytes, another shape, whenever the source is whole
+# element-wise ops that are address arithmetic, not data: materialize-pointers removes them from blocks
+POINTER_OPS = (Op.ADDPTR, Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST)
+# float math the control core has no instruction for: on 0-d values the SE computes it in a
+# one-element tile (read back into a register for scalar users)
+SCALAR_ON_SE = frozenset({Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.RSQRT, Op.ABSF, Op.ERF, Op.FLOOR, Op.CEIL, Op.SIN,
+                          Op.COS, Op.TANH, Op.ROUNDEVEN, Op.ISNAN, Op.ISINF, Op.POWF, Op.ATAN2, Op.REMF, Op.FMA})
+# float scalars the control core cannot load or store itself: a DMA moves them through a slot
+WIDE_ONLY = ("f16", "bf16")
+# the integer long tail the vector core runs (the SE's datapath covers the rest)
+RVV_OPS = (Op.MULHIUI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.REMUI)
+# engines that read a uniform operand as a scalar, and the one that broadcasts a smaller tile
+TAKES_SCALARS = ("se", "rvv")
+BROADCASTS = ("se",)
+# producers whose tiles inside a loop want `num_stages` slots (loads run ahead of their consumer)
+RUNS_AHEAD = ("dma",)
+
+
+def is_elementwise_block(op: Operation) -> bool:
+    """An element-wise op on blocks of data (the SE or the vector core runs it)."""
+    d = OP_DEFS.get(op.name)
+    return bool(d and d.elementwise and op.results and op.results[0].type.is_block()) and op.name not in POINTER_OPS
+
+
+def rvv_eligible(op: Operation) -> bool:
+    """An integer long-tail op on blocks whose tile operands are not broadcasts (the RVV loop walks
+    every operand element by element; a broadcast operand stays on the SE, which broadcasts)."""
+    if op.name not in RVV_OPS or not op.results or not op.results[0].type.is_block():
+        return False
+    t = op.results[0].type.scalar
+    if not t.is_int() or t.int_bitwidth not in (8, 16, 32, 64):
+        return False
+    for x in op.operands:
+        d = x.owner
+        if isinstance(d, Operation) and d.name in (Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS):
+            return False
+    return True
+
+
+def runs_on_re(op: Operation) -> bool:
+    """Whether the RE runs this tt.reduce / tt.scan as one command (expand-combine rewrites the others)."""
+    kind = re_combine(op)
+    return kind is not None and (op.name == Op.REDUCE or kind in RE_SCANS)
+
+
+def unit_of(op: Operation) -> str | None:
+    """The unit that runs `op` whatever its readers are; None for scalar code and for LAYOUT_OPS on blocks."""
+    name = op.name
+    blocks = any(r.type.is_block() for r in op.results)
+    if name in (mtia.STORE_BOX, mtia.SCATTER, Op.RE_REDUCE):
+        return UNIT_OF[name]
+    if name == Op.ASSERT and op.cond.type.is_block():
+        return "re"                                   # the RE ands the condition into one flag
+    if not blocks:
+        if name in SCALAR_ON_SE and op.results:
+            return "se"
+        if name in TILE_ON_SCALARS or name == mtia.TO_SCALAR:
+            return UNIT_OF[name]
+        return None
+    if name in LAYOUT_OPS:
+        return None
+    if is_elementwise_block(op):
+        return "rvv" if rvv_eligible(op) else "se"
+    return UNIT_OF.get(name)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The numbers of one hardware config that decide what the compiler emits."""
+    name: str
+    ls_bytes: int                     # local store per PE
+    dma_align: int                    # bytes a box DMA's base must be aligned to, unless marked unaligned
+    dpe_dtypes: tuple[str, ...]       # element types the DPE multiplies
+
+    @classmethod
+    def of(cls, cfg) -> "Target":
+        return cls(cfg.name, cfg.ls_bytes, cfg.pe.dma.align_bytes, tuple(cfg.pe.dpe.macs_per_cycle))
