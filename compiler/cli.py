@@ -20,9 +20,6 @@ from simulator.cli import Command, UsageError, config_arg, config_from_args, jso
 
 from .tools import STAGES, library_launches, run_script, stage_text
 
-MAX_SHAPE_ELEMENTS = 1 << 31      # per dim: beyond it no array fits in host memory or a 32-bit index
-
-
 def _compile_args(p) -> None:
     p.add_argument("target", help="a library kernel name (see `mtiasim workloads`) or a Python script (.py)")
     p.add_argument("--shape", help="the library kernel's shape, e.g. 512x512x512 (default: its default shape)")
@@ -36,16 +33,20 @@ def _compile_args(p) -> None:
     json_arg(p)
 
 
-def _shape(text: str | None):
+def _shape(text: str | None, kernel) -> tuple | None:
+    from simulator.workloads import MAX_DIM
     if not text:
         return None
     try:
         shape = tuple(int(x) for x in text.lower().replace(",", "x").split("x"))
     except ValueError:
         raise UsageError(f"--shape {text[:100]!r}: expected numbers like 512x512x512") from None
-    bad = [d for d in shape if not 1 <= d <= MAX_SHAPE_ELEMENTS]
+    if len(shape) != len(kernel.default_shape):
+        raise UsageError(f"--shape {text[:100]}: this kernel's shape has {len(kernel.default_shape)} dims, e.g. "
+                         f"{'x'.join(map(str, kernel.default_shape))}")
+    bad = [d for d in shape if not 1 <= d <= MAX_DIM]
     if bad:
-        raise UsageError(f"--shape {text[:100]}: each dim is 1 to {MAX_SHAPE_ELEMENTS:,} (got {bad[0]:,})")
+        raise UsageError(f"--shape {text[:100]}: each dim is 1 to {MAX_DIM:,} (got {bad[0]:,})")
     return shape
 
 
@@ -56,7 +57,8 @@ def _launches(target: str, script_args: list[str], config: str, sets: list[str],
     with use_config(cfg):
         if target.endswith(".py"):
             if not Path(target).is_file():
-                raise UsageError(f"no such script: {target}")
+                raise UsageError(f"{target} is a folder, not a script" if Path(target).is_dir() else
+                                 f"no such script: {target}")
             if shape_text:
                 raise UsageError(f"--shape sets a library kernel's shape; the script {target} makes its own arrays")
             # a script may look at what its launches returned, so its launches really run
@@ -65,7 +67,7 @@ def _launches(target: str, script_args: list[str], config: str, sets: list[str],
         if target not in library():
             raise UsageError(f"{target[:200]!r} is neither a script (.py) nor a library kernel "
                              f"({', '.join(library())})")
-        return cfg, library_launches(target, _shape(shape_text), compile_only=compile_only)
+        return cfg, library_launches(target, _shape(shape_text, library()[target]), compile_only=compile_only)
 
 
 def cmd_compile(a) -> int:

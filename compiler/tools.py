@@ -65,7 +65,7 @@ def run_script(path: str | Path, argv: list[str] | None = None, compile_only: bo
     except Exception as e:
         if os.environ.get("MTIASIM_DEBUG"):
             raise
-        raise ScriptError(script_traceback(e)) from None
+        raise ScriptError(script_traceback(e, path)) from None
     finally:
         sys.argv = saved_argv
         sys.path.remove(str(path.parent.resolve()))
@@ -78,16 +78,20 @@ _LIBRARIES = tuple({str(Path(sysconfig.get_paths()[k]).resolve()) + os.sep for k
 
 
 def _where(filename: str) -> str:
+    if filename.startswith("<frozen "):           # runpy, importlib: the standard library, frozen in
+        return "library"
     path = str(Path(filename).resolve())
     return "mtiasim" if path.startswith(_MTIASIM) else "library" if path.startswith(_LIBRARIES) else "user"
 
 
-def script_traceback(e: BaseException) -> str:
+def script_traceback(e: BaseException, script: Path) -> str:
     """The traceback of an error raised by a user's script, as Python prints it, keeping only the
     script's own frames (and naming the mtiasim file it came from, when it came from inside)."""
     frames = traceback.extract_tb(e.__traceback__)
     users = [f for f in frames if _where(f.filename) == "user"]
-    lines = ["Traceback (most recent call last), the script's frames:"] if users else []
+    lines = [f"the script {script} raised {type(e).__name__}"]
+    if users:
+        lines.append("Traceback (most recent call last), the script's frames:")
     lines += [line.rstrip("\n") for line in traceback.format_list(users)]
     if frames and _where(frames[-1].filename) == "mtiasim":
         lines.append(f"  (raised inside mtiasim at {frames[-1].filename}:{frames[-1].lineno}; MTIASIM_DEBUG=1 "

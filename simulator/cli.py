@@ -177,6 +177,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     need), so `mtiasim --help` imports no command's module."""
     from . import commands  # noqa: F401  (registers the built-in commands; imports nothing heavy)
     chosen = _chosen(sys.argv[1:] if argv is None else argv)
+    if chosen is not None and chosen not in COMMANDS and chosen not in plugin_names():
+        raise UsageError(f"unknown command {chosen[:100]!r} (commands: {', '.join([*COMMANDS, *plugin_names()])}); "
+                         f"another package's command appears once the package is installed (after pyproject.toml "
+                         f"changes, pip install -e . again)")
     p = argparse.ArgumentParser(prog="mtiasim", description="A cycle-approximate MTIA simulator and Triton compiler.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for c in COMMANDS.values():

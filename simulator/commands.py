@@ -76,8 +76,8 @@ def _run_script(a) -> int:
     given = [flag for flag, v in (("--shape", a.shape), ("-p", a.param), ("--region", a.region),
                                   ("--timing-only", a.timing_only)) if v]
     if given:
-        raise UsageError(f"{' and '.join(given)} set a library workload's shape and options; the script "
-                         f"{a.workload} makes its own arrays and launches")
+        raise UsageError(f"{', '.join(given)}: for library workloads only; the script {a.workload} makes its own "
+                         f"arrays and launches")
     runner = plugin("run.script")
     if runner is None:
         raise UsageError(f"{a.workload}: running a script of Triton launches needs the compiler package "

@@ -37,11 +37,33 @@ DPE_DTYPES = ("f16", "bf16", "f32", "i8", "u8", "f8e4m3", "f8e5m2", "f64")
 VECTOR_DTYPES = ("i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64")   # vector_core.rate_name's keys
 
 
+# Bounds by unit, for every field whose name ends in the unit (the config's naming rule), so that a new
+# field gets them too: (suffix, lowest, highest, why).
+UNIT_BOUNDS = (
+    ("gbps", 1e-3, 1e7, "1 MB/s to 10 PB/s: slower, a run passes 2^53 cycles, where float64 time stops counting "
+                        "single cycles; faster is 1000x any memory"),
+    ("ghz", 1e-3, 100, "1 MHz to 100 GHz"),
+    ("cycles", 0, 1e9, "at most a second at 1 GHz: no hardware latency is near it, and times stay exact"),
+    ("ns", 0, 1e9, "at most a second"),
+)
+
+
 class _Model(BaseModel):
     # allow_inf_nan=False: an infinite bandwidth or a NaN latency is not hardware.
     # strict: `clock_ghz: true` or `rows: "8"` is a mistake to report, not a value to convert
     # (an integer is still a valid float: `gbps: 2700`)
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
+
+    @model_validator(mode="after")
+    def _unit_bounds(self):
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            for suffix, lo, hi, why in UNIT_BOUNDS:
+                if (name == suffix or name.endswith("_" + suffix)) and not lo <= value <= hi:
+                    raise FieldValueError(name, value, f"allowed for a value in {suffix}: {lo:g} to {hi:g} ({why})")
+        return self
 
 
 def _f(description: str, why: str | None = None, **bounds) -> Any:
@@ -294,6 +316,9 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     data = load_yaml(read_text(path, ConfigError), str(path), ConfigError)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config is a mapping of keys to values, got {type(data).__name__}")
+    if "grid" in data and "workloads" in data:
+        raise ConfigError(f"{path} is a sweep file (it has grid and workloads), not a hardware config: run it with "
+                          f"`mtiasim sweep {path}`")
     base = data.pop("extends", None)
     if base is None:
         return data
@@ -395,6 +420,8 @@ def _error_line(err: dict) -> str:
         loc, got = loc + tuple(cause.key.split(".")), cause.value
     key = _dotted(loc)
     desc, rng = _describe(tuple(p for p in loc if isinstance(p, str)))
+    if isinstance(cause, FieldValueError):
+        rng = ""                                      # its message states the rule and the range
     if err["type"] == "extra_forbidden":
         return f"{key}: unknown key (known keys here: {', '.join(_known_keys(loc[:-1]))})"
     about = "; ".join(filter(None, (desc, rng)))

@@ -9,6 +9,7 @@ is refused too: PyYAML would keep the last one silently.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -39,6 +40,12 @@ class _Loader(yaml.SafeLoader):
                                            f"found the key {key!r} twice", key_node.start_mark)
                 seen.add(key)
         return super().construct_mapping(node, deep)
+
+
+# PyYAML follows YAML 1.1, where `1e-3` and `2E9` (no dot) are strings; every user means a number,
+# as YAML 1.2 and JSON do. Without this, strict config types would refuse `latency_ns: 1e3`.
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$"),
+                              list("-+0123456789"))
 
 
 def _children(node) -> list:

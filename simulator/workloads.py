@@ -27,8 +27,11 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
+
+from isa.errors import bounded_repr, bounded_text
 
 from .config import Config, load_config
 from .errors import SimError
@@ -37,6 +40,9 @@ from .errors import SimError
 PROVIDERS: list[str] = []
 ENTRY_POINT_GROUP = "mtiasim.workloads"
 ENV_VAR = "MTIASIM_WORKLOADS"
+# The largest shape parameter: Triton kernels index with 32-bit offsets, and a dim past 2^31 elements
+# is no array this simulator's host can hold (numpy would fail with a dimension or memory error).
+MAX_DIM = 1 << 31
 
 
 class WorkloadError(SimError, ValueError):
@@ -127,7 +133,7 @@ def get_workload(name: str) -> Workload:
     _load_providers()
     w = _REGISTRY.get(name)
     if w is None:
-        raise WorkloadError(f"unknown workload {name!r} (available: {', '.join(sorted(_REGISTRY)) or 'none'})")
+        raise WorkloadError(f"unknown workload {bounded_repr(name)} (available: {', '.join(sorted(_REGISTRY)) or 'none'})")
     return w
 
 
@@ -144,7 +150,11 @@ def import_modules(names: Iterable[str]) -> None:
             try:
                 importlib.import_module(mod)
             except ImportError as e:
-                raise WorkloadError(f"cannot import workload module {mod!r}: {e}") from None
+                raise WorkloadError(f"cannot import workload module {bounded_repr(mod)}: {e}") from None
+            except Exception as e:            # the module's own code failed: say where
+                where = traceback.extract_tb(e.__traceback__)[-1]
+                raise WorkloadError(f"workload module {bounded_repr(mod)} failed on import at {where.filename}:"
+                                    f"{where.lineno}: {type(e).__name__}: {bounded_text(str(e))}") from None
 
 
 def _load_providers() -> None:
@@ -206,7 +216,7 @@ def parse_shape_text(w: Workload, text: str) -> dict[str, Any] | tuple:
                 continue
             k, sep, v = part.partition("=")
             if not sep or not k:
-                raise WorkloadError(f"{w.name}: shape item {part!r} is not NAME=VALUE")
+                raise WorkloadError(f"{w.name}: shape item {bounded_repr(part)} is not NAME=VALUE")
             out[k] = v
         return out
     return tuple(p for p in re.split(r"[x,\s]+", text) if p)
@@ -220,19 +230,22 @@ def _coerce(w: Workload, key: str, value: Any) -> Any:
         except (TypeError, ValueError):
             v = None
         if v is None or v < 1:
-            raise WorkloadError(f"{w.name}: shape parameter {key} = {value!r} must be a positive integer")
+            raise WorkloadError(f"{w.name}: shape parameter {key} = {bounded_repr(value)} must be a positive integer")
+        if v > MAX_DIM:
+            raise WorkloadError(f"{w.name}: shape parameter {key} = {bounded_repr(v)} is past the largest dim "
+                                f"({MAX_DIM:,}: 32-bit offsets, and no larger array fits in host memory)")
         return v
     if isinstance(default, bool):
         if isinstance(value, str):
             if value.lower() not in ("1", "0", "true", "false", "yes", "no"):
-                raise WorkloadError(f"{w.name}: {key} = {value!r} must be true or false")
+                raise WorkloadError(f"{w.name}: {key} = {bounded_repr(value)} must be true or false")
             return value.lower() in ("1", "true", "yes")
         return bool(value)
     if isinstance(default, float):
         try:
             return float(value)
         except (TypeError, ValueError):
-            raise WorkloadError(f"{w.name}: {key} = {value!r} must be a number") from None
+            raise WorkloadError(f"{w.name}: {key} = {bounded_repr(value)} must be a number") from None
     if default is None and isinstance(value, str):       # an optional knob (auto when None)
         if value.lower() in ("none", "auto", ""):
             return None
@@ -294,6 +307,10 @@ def _gemm(machine_or_config, shape, numerics):
     M, N, K = shape["M"], shape["N"], shape["K"]
     auto = gemm_tiling(M, N, K, m.cfg.ls_bytes, m.cfg.num_pes)
     bm, bn, bk = (shape["BM"] or auto[0], shape["BN"] or auto[1], shape["BK"] or auto[2])
+    for name, tile, dim, size in (("BM", bm, "M", M), ("BN", bn, "N", N), ("BK", bk, "K", K)):
+        if not isinstance(tile, int) or tile % 32 or size % tile:
+            raise WorkloadError(f"gemm {M}x{N}x{K}: {name} = {bounded_repr(tile)} must be a multiple of 32 that "
+                                f"divides {dim} = {size}")
     try:
         rep, out, ref = run_gemm(m, M, N, K, region=shape["region"], BM=bm, BN=bn, BK=bk)
     except ValueError as e:
