@@ -109,9 +109,11 @@ def load_sweep(source: str | Path | dict) -> Sweep:
         where = str(path)
         if not isinstance(data, dict):
             raise SweepError(f"{where}: a sweep is a mapping with base, grid and workloads")
-    unknown = sorted(set(data) - SPEC_KEYS)
+    unknown = sorted(map(str, set(data) - SPEC_KEYS))
     if unknown:
-        raise SweepError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(SPEC_KEYS))})")
+        raise SweepError(f"{where}: unknown key(s) {bounded_text(', '.join(unknown))} "
+                         f"(known: {', '.join(sorted(SPEC_KEYS))})")
+    _check_types(where, data)
     imports = list(data.get("imports") or [])
     import_modules(imports)
     base = str(data.get("base", "mtia-2i"))
@@ -135,6 +137,30 @@ def load_sweep(source: str | Path | dict) -> Sweep:
                  base=base, grid=grid, workloads=workloads, overrides=overrides,
                  numerics=bool(data.get("numerics", False)), imports=imports,
                  description=str(data.get("description", "")))
+
+
+# what each key of a sweep file holds: a wrong type is refused rather than converted (`numerics: "no"`
+# would be true, `imports: my_mod` the modules m, y, ...)
+SPEC_TYPES = {
+    "name": (str, "a string"),
+    "description": (str, "a string"),
+    "base": ((str, Path), "a config name or path"),
+    "overrides": (dict, "a mapping of dotted keys to values"),
+    "grid": (dict, "a mapping of dotted keys to lists of values"),
+    "workloads": (list, "a list of {name, shape}"),
+    "numerics": (bool, "true or false"),
+    "imports": (list, "a list of module names"),
+}
+
+
+def _check_types(where: str, data: dict) -> None:
+    for key, (typ, what) in SPEC_TYPES.items():
+        value = data.get(key)
+        if value is not None and (not isinstance(value, typ) or (typ is not bool and isinstance(value, bool))):
+            raise SweepError(f"{where}: {key} = {bounded_repr(value)}: {key} is {what}")
+    bad = [m for m in data.get("imports") or [] if not isinstance(m, str)]
+    if bad:
+        raise SweepError(f"{where}: imports = {bounded_repr(data['imports'])}: imports is a list of module names")
 
 
 def _check_keys(where: str, base: str, overrides: dict, grid: dict) -> None:

@@ -128,6 +128,11 @@ def test_parquet_results(tmp_path):
     ({"workloads": [{"name": "nope"}]}, "unknown workload"),
     ({"workloads": [{"name": "gemm", "shape": [1, 2]}]}, "3 number"),
     ({"workloads": []}, "workloads"),
+    ({"numerics": "no"}, r"numerics = 'no': numerics is true or false"),        # bool("no") would be True
+    ({"imports": "my_kernels"}, r"imports = 'my_kernels': imports is a list of module names"),
+    ({"imports": [3]}, r"imports = \[3\]: imports is a list of module names"),
+    ({"overrides": [1, 2]}, r"overrides = \[1, 2\]: overrides is a mapping of dotted keys to values"),
+    ({"name": ["a"]}, r"name = \['a'\]: name is a string"),
 ])
 def test_bad_sweep_files_fail_before_running(tmp_path, change, match):
     with pytest.raises(SweepError, match=match):
