@@ -51,15 +51,17 @@ class CompileTimeError(UserError):
 class KernelRuntimeError(UserError):
     """A kernel failed while running (out-of-bounds access, failed device_assert, ...).
 
-    `kernel`, `program_id` and `loc` say where; the user's arrays are left unchanged."""
+    `kernel`, `program_id`, `pe` and `loc` say where; the user's arrays are left unchanged."""
 
-    def __init__(self, message: str, kernel: str | None = None, program_id=None, loc=None):
-        self.kernel, self.program_id, self.loc = kernel, program_id, loc
+    def __init__(self, message: str, kernel: str | None = None, program_id=None, loc=None, pe: int | None = None):
+        self.kernel, self.program_id, self.loc, self.pe = kernel, program_id, loc, pe
         where = []
         if kernel:
             where.append(f"kernel '{kernel}'")
         if program_id is not None:
             where.append(f"program id {tuple(program_id)}")
+        if pe is not None:
+            where.append(f"PE {pe}")
         if loc is not None:
             where.append(f"at {loc}")
         super().__init__(message + (f" ({', '.join(where)})" if where else ""))
@@ -67,6 +69,11 @@ class KernelRuntimeError(UserError):
 
 class OutOfBoundsError(KernelRuntimeError):
     """A load, store or atomic touched memory outside every argument array."""
+
+
+class StepLimitError(KernelRuntimeError):
+    """A program ran more steps than the launch's limit (`max_steps`, MTIASIM_MAX_STEPS): it seems never
+    to end (a `while` whose condition never changes, a loop to 2**31)."""
 
 
 class DeviceAssertionError(KernelRuntimeError):

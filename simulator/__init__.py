@@ -10,7 +10,7 @@ import importlib
 _EXPORTS = {"Config": "config", "get_config": "config", "load_config": "config", "set_config": "config",
             "use_config": "config", "ConfigError": "errors", "DeadlockError": "errors",
             "DeviceAssertionError": "errors", "ProgramError": "errors", "SanitizerError": "errors",
-            "SimError": "errors"}
+            "SimError": "errors", "StepLimitError": "errors"}
 __all__ = list(_EXPORTS)
 
 

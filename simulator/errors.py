@@ -28,6 +28,10 @@ class SanitizerError(SimError):
     """An access the hardware would get wrong: out of bounds, misaligned, CB misuse."""
 
 
+class StepLimitError(SimError):
+    """A program ran more control-core instructions than the run's step limit (`simulator.launch`)."""
+
+
 class DeviceAssertionError(SimError):
     """A `tl.device_assert` (dbg.assert) failed in the kernel."""
 

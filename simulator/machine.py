@@ -4,9 +4,10 @@
     x = m.gmem.alloc_array(np.ones(1024, np.float32), "x")
     report = m.run(program, grid=(4,), args={"x_ptr": x.base, "n": 1024})
 
-Program ids are mapped onto PEs by a strategy (`pe_mapping`); each PE runs its ids one after
-another. The run ends when every PE has finished and drained its commands; if events run out first,
-the machine stops with a deadlock report of every PE instead of hanging.
+Program ids are mapped onto PEs by a strategy (`pe_mapping`, `simulator.launch`); each PE runs its ids
+one after another. The run ends when every PE has finished and drained its commands; if events run
+out first, the machine stops with a deadlock report of every PE instead of hanging, and a program that
+runs more than the step limit (`max_steps`) is stopped with a StepLimitError.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from isa.re import ReSend
 
 from .config import Config, get_config
 from .chip.memory_system import MemorySystem
+from . import launch
 from .errors import DeadlockError, ProgramError
 from .memory.global_memory import GlobalMemory
 from .pe.pe import PE
@@ -30,39 +32,16 @@ from .semantics import load_all
 load_all()
 from .semantics import control  # noqa: E402,F401  (registers the control-core semantics)
 
-PE_MAPPINGS = ("linear", "round_robin", "zigzag")
-
-
-def map_programs(grid: tuple[int, int, int], npes: int, mapping: str) -> list[list[tuple[int, int, int]]]:
-    """Program ids (x fastest, as Triton launches them) assigned to each PE, in run order."""
-    gx, gy, gz = grid
-    pids = [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
-    per_pe: list[list] = [[] for _ in range(npes)]
-    n = len(pids)
-    if mapping == "linear":              # contiguous blocks: PE 0 takes the first ceil(n/npes) ids
-        chunk = -(-n // npes) if n else 1
-        for i, p in enumerate(pids):
-            per_pe[i // chunk].append(p)
-    elif mapping == "round_robin":       # id i on PE i mod npes
-        for i, p in enumerate(pids):
-            per_pe[i % npes].append(p)
-    elif mapping == "zigzag":            # round robin that reverses direction every pass
-        for i, p in enumerate(pids):
-            k, j = divmod(i, npes)
-            per_pe[j if k % 2 == 0 else npes - 1 - j].append(p)
-    else:
-        raise ValueError(f"pe_mapping {mapping!r} is not one of {', '.join(PE_MAPPINGS)}")
-    return per_pe
-
-
 class Machine:
     def __init__(self, cfg: Config | None = None, numerics: bool = True, trace=None,
-                 max_instructions: int = 500_000_000, sanitize: bool = True):
+                 max_steps: int | None = None, sanitize: bool = True):
         self.cfg = cfg or get_config()
         self.numerics = numerics
         self.sanitize = sanitize and numerics      # uninitialised-read checks need real data
         self.tracer = trace
-        self.max_instructions = max_instructions
+        self.max_steps = launch.max_steps(max_steps)     # control-core instructions per program
+        self.steps_limit = self.max_steps                 # this run's (run(max_steps=) may override it)
+        self.progress = None                              # a tqdm bar over programs, on long runs
         self.memsys = MemorySystem(self.cfg)
         self.gmem = GlobalMemory(self.cfg.dram.capacity_gib << 30,
                                  (self.cfg.sram.size_mib - self.cfg.sram.llc_mib) << 20)
@@ -111,7 +90,8 @@ class Machine:
 
     # ---- running ------------------------------------------------------------------------------
     def run(self, program: Program, grid: tuple = (1,), args: dict[str, Any] | None = None,
-            pe_mapping: str = "round_robin") -> Report:
+            pe_mapping: str = launch.DEFAULT_PE_MAPPING, max_steps: int | None = None) -> Report:
+        """Run `program` over `grid`; `max_steps` overrides the machine's step limit for this run."""
         wall = time.perf_counter()
         if self._launched:
             self._fresh()
@@ -123,6 +103,7 @@ class Machine:
         self._lines = program.meta.get("lines") or []
         self._source = program.meta.get("source", "?")
         self.grid = grid
+        self.steps_limit = self.max_steps if max_steps is None else launch.max_steps(max_steps)
         args = dict(args or {})
         missing = [a.name for a in program.args if a.name not in args]
         if missing:
@@ -132,28 +113,34 @@ class Machine:
             raise ProgramError(f"{program.name}: unknown argument(s) {', '.join(unknown)}")
         regs = [(a.reg, _arg_value(a, args[a.name])) for a in program.args]
         remote = {ins.cb for ins in program.instrs if type(ins) is ReSend}
-        assignment = map_programs(grid, len(self.pes), pe_mapping)
+        assignment = launch.map_programs(grid, len(self.pes), pe_mapping)
         if remote and any(len(p) > 1 for p in assignment):
             n = grid[0] * grid[1] * grid[2]
             raise ProgramError(f"{program.name} sends over the reduction network (tl.mtia.re_reduce), which needs "
                                f"every program on its own PE at once: the grid has {n} programs for "
                                f"{len(self.pes)} PEs")
-        self._active = sum(1 for pids in assignment if pids)
+        self._active = sum(1 for pids in assignment if len(pids))
         for pe, pids in zip(self.pes, assignment):
             pe.setup(program, remote)
             pe.pids = pids
-            if pids:
+            if len(pids):
                 self.env.process(pe.core.run(pids, lambda pid: regs))
+        self.progress = launch.progress(grid[0] * grid[1] * grid[2], program.name)
         # one BLAS thread: per-tile matmuls are small, and spare threads only fight parallel sweeps
-        with threadpool_limits(1, "blas"):
-            self.env.run()
-        stuck = [pe for pe, pids in zip(self.pes, assignment) if pids and not pe.core.finished]
+        try:
+            with threadpool_limits(1, "blas"):
+                self.env.run()
+        finally:
+            if self.progress is not None:
+                self.progress.close()
+                self.progress = None
+        stuck = [pe for pe, pids in zip(self.pes, assignment) if len(pids) and not pe.core.finished]
         if stuck:
             raise self._deadlock(stuck)
         return build_report(self, program, time.perf_counter() - wall)
 
     def _deadlock(self, stuck) -> DeadlockError:
-        states = [pe.state() for pe in self.pes if pe.pids]
+        states = [pe.state() for pe in self.pes if len(pe.pids)]
         lines = [f"deadlock in {self.kernel_name} at cycle {self.env.now:.0f}: no event can proceed and "
                  f"{len(stuck)} PE(s) have work left"]
         for st in states:

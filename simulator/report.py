@@ -135,7 +135,7 @@ def build_report(machine, program, wall: float) -> Report:
     cycles = float(machine.env.now)
     hz = cfg.clock_ghz * 1e9
     seconds = cycles / hz
-    active = [pe for pe in machine.pes if pe.pids]
+    active = [pe for pe in machine.pes if len(pe.pids)]
     ops = {k: sum(pe.engines[k].ops for pe in machine.pes) for k in ("dpe", "se", "re")}
     vec = [pe.core.vec.stats() for pe in machine.pes]
     ops["vector"] = float(sum(v["ops"] for v in vec))

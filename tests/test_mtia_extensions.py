@@ -1,4 +1,4 @@
-"""tl.mtia extensions on the simulated chip: re_reduce over the reduction network, get_pe_id."""
+"""tl.mtia extensions on the simulated chip: re_reduce over the reduction network (get_pe_id: test_placement.py)."""
 import numpy as np
 import pytest
 
@@ -36,21 +36,6 @@ def test_re_reduce_needs_one_program_per_pe():
                                                                            r"at once: the grid has 5 programs for 4 PEs"):
         all_reduce_kernel[(5,)](x, out, OP="sum", BLOCK=32)
     assert np.isnan(out).all()                     # the arrays are left as they were
-
-
-@triton.jit
-def pe_id_kernel(out_ptr):
-    tl.store(out_ptr + tl.program_id(0), tl.mtia.get_pe_id())
-
-
-@pytest.mark.parametrize("mapping, expect", [("round_robin", [0, 1, 2, 3, 0, 1, 2, 3]),
-                                             ("linear", [0, 0, 1, 1, 2, 2, 3, 3]),
-                                             ("zigzag", [0, 1, 2, 3, 3, 2, 1, 0])])
-def test_get_pe_id_follows_the_pe_mapping(mapping, expect):
-    out = np.full(8, -1, np.int32)
-    with use_config("mtia-small"):
-        pe_id_kernel[(8,)](out, pe_mapping=mapping)
-    assert out.tolist() == expect
 
 
 @triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 1024}),

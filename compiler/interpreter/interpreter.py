@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import KernelRuntimeError
+from ..errors import KernelRuntimeError, StepLimitError
 from ..ir.core import Block, Operation
 from ..ir.ops import Op
 from ..ir.patterns import combine_op
@@ -17,17 +17,23 @@ from .ops import EVAL, float_compute, np_type
 
 
 class Interpreter:
-    def __init__(self, func: Operation, memory: FlatMemory, grid: tuple, pe_of=None):
+    """`pe_of(linear program index)` gives `tl.mtia.get_pe_id()`; a program that runs more than
+    `max_steps` operations is stopped with a StepLimitError (it seems never to end)."""
+
+    def __init__(self, func: Operation, memory: FlatMemory, grid: tuple, pe_of=None, max_steps: int | None = None):
         self.func = func
         self.memory = memory
         self.grid = grid
         self.pe_of = pe_of or (lambda linear: 0)
+        self.max_steps = max_steps
         self.pid = (0, 0, 0)
         self.pe_id = 0
         self.env: dict = {}
+        self.steps_left = 0
 
     # --- driving ---
-    def run_grid(self, args: list) -> int:
+    def run_grid(self, args: list, on_program=None) -> int:
+        """Run every program; `on_program(1)` is called after each (a progress bar's update)."""
         g0, g1, g2 = self.grid
         n = 0
         with np.errstate(all="ignore"):
@@ -38,10 +44,13 @@ class Interpreter:
                         self.pe_id = self.pe_of(x + g0 * (y + g1 * z))
                         self.run_program(args)
                         n += 1
+                        if on_program is not None:
+                            on_program(1)
         return n
 
     def run_program(self, args: list) -> None:
         self.env = {}
+        self.steps_left = self.max_steps if self.max_steps is not None else float("inf")
         body = self.func.body
         for a, v in zip(body.args, args):
             self.env[a] = v
@@ -50,7 +59,11 @@ class Interpreter:
     def run_block(self, block: Block) -> list:
         """Run the block's ops; return the values of its terminator's operands."""
         env = self.env
-        for op in block.ops:
+        ops = block.ops
+        self.steps_left -= len(ops)          # counted per block: one subtraction, not one per op
+        if self.steps_left < 0:
+            self._step_limit(ops[len(ops) + int(self.steps_left)])
+        for op in ops:
             name = op.name
             if name in _TERMINATORS:
                 return [env[v] for v in op.operands]
@@ -63,15 +76,21 @@ class Interpreter:
             except KernelRuntimeError as e:
                 if e.loc is None:
                     raise type(e)(_bare(e), kernel=self.func.attrs.get("sym_name"), program_id=self.pid,
-                                  loc=op.loc) from None
+                                  loc=op.loc, pe=self.pe_id) from None
                 raise
             except Exception as e:   # a bug or an unsupported case: report it at the kernel line
                 what = f"the interpreter has no implementation of '{name}'" if name not in EVAL and \
                     name not in _STRUCTURED else f"internal error while running '{name}': {type(e).__name__}: {e}"
-                raise KernelRuntimeError(what, self.func.attrs.get("sym_name"), self.pid, op.loc) from e
+                raise KernelRuntimeError(what, self.func.attrs.get("sym_name"), self.pid, op.loc, self.pe_id) from e
             for r, v in zip(op.results, results):
                 env[r] = v
         return []
+
+    def _step_limit(self, op: Operation):
+        raise StepLimitError(f"the program ran more than {self.max_steps} steps (IR operations) and was stopped "
+                             f"at `{op.name}`: it seems never to end. If it really runs that long, raise the limit "
+                             f"(the max_steps= launch option, or MTIASIM_MAX_STEPS)",
+                             kernel=self.func.attrs.get("sym_name"), program_id=self.pid, loc=op.loc, pe=self.pe_id)
 
     def run_region(self, block: Block, values: list) -> list:
         for a, v in zip(block.args, values):

@@ -17,21 +17,21 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
-PE_MAPPINGS = ("linear", "round_robin", "zigzag")
+from simulator.launch import DEFAULT_PE_MAPPING, check_mapping
 
 
 @dataclass(frozen=True)
 class LaunchOptions:
     """Launch keywords: num_warps/num_stages (Triton's, recorded), pe_mapping (how program ids map
-    onto the 64 PEs), and any other accepted keyword in `extra` (num_ctas, maxnreg, ...)."""
+    onto the config's PEs: `simulator.launch`), and any other accepted keyword in `extra` (max_steps,
+    numerics, num_ctas, maxnreg, ...)."""
     num_warps: int = 4
     num_stages: int = 3
-    pe_mapping: str = "linear"
+    pe_mapping: str = DEFAULT_PE_MAPPING
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        if self.pe_mapping not in PE_MAPPINGS:
-            raise ValueError(f"pe_mapping must be one of {', '.join(PE_MAPPINGS)}, got {self.pe_mapping!r}")
+        check_mapping(self.pe_mapping)
 
 
 @dataclass
@@ -83,7 +83,7 @@ def register_executor(name: str, executor) -> None:
 
 def _ensure_builtin():
     if "interpreter" not in _REGISTRY:
-        from ..interpreter.executor import InterpreterExecutor
+        from .interpreter_executor import InterpreterExecutor
         _REGISTRY["interpreter"] = InterpreterExecutor()
 
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 from simulator.errors import DeviceAssertionError as SimDeviceAssertionError
 from simulator.errors import SanitizerError, SimError
+from simulator.errors import StepLimitError as SimStepLimitError
 
-from ..errors import DeviceAssertionError, KernelRuntimeError, OutOfBoundsError
+from ..errors import DeviceAssertionError, KernelRuntimeError, OutOfBoundsError, StepLimitError
 from .compiled import register_stage
 from .executor import KernelArgs, LaunchOptions, RunRecord, register_executor
 from .memory import PointerArg
@@ -30,6 +31,10 @@ class MtiaDeviceAssertionError(DeviceAssertionError, SimDeviceAssertionError):
     """A tl.device_assert that failed on the simulated chip."""
 
 
+class MtiaStepLimitError(StepLimitError, SimStepLimitError):
+    """A program that ran past the step limit on the simulated chip."""
+
+
 class MtiaKernelError(KernelRuntimeError, SimError):
     """Any other failure of a kernel on the simulated chip (sanitizer, deadlock, ...)."""
 
@@ -39,6 +44,8 @@ def _user_error(e: Exception) -> Exception:
     msg = str(e)
     if isinstance(e, SimDeviceAssertionError):
         cls = MtiaDeviceAssertionError
+    elif isinstance(e, SimStepLimitError):
+        cls = MtiaStepLimitError
     elif isinstance(e, SanitizerError) and "out-of-bounds" in msg:
         cls = MtiaOutOfBoundsError
     else:
@@ -97,7 +104,8 @@ class MtiaExecutor:
             for buf in args.buffers:
                 allocs.append((buf, machine.gmem.alloc(buf.size, buf.name, buf.region, init=buf.data,
                                                        address=buf.address, guard=buf.guard)))
-            rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping)
+            rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping,
+                              max_steps=options.extra.get("max_steps"))
         except SimError as e:
             raise _user_error(e) from None
         finally:        # unmapped, so a caller's Machine runs its next launch at the same addresses

@@ -12,7 +12,8 @@ import types
 from isa.instruction import ENGINES
 from isa.types import SRAM_BASE
 
-from ..errors import SanitizerError, SimError
+from ..errors import SanitizerError, SimError, StepLimitError
+from ..launch import program_id
 from ..semantics import SEMANTICS
 from . import command_processor
 from .re import resolve_send
@@ -20,7 +21,6 @@ from .vector_core import VectorCore
 from isa.re import ReSend
 
 SCALAR, ENGINE, BLOCKING = 0, 1, 2
-CHECK_EVERY = 1 << 16          # instructions between checks of the runaway limit
 
 
 class ControlCore:
@@ -52,12 +52,16 @@ class ControlCore:
         self.code = code
 
     def run(self, pids, args_for):
+        """Run the programs `pids` (linear indices into the grid) one after another."""
         env = self.env
         pe = self.pe
+        machine = pe.machine
         code = self.code
-        limit = pe.machine.max_instructions
-        for pid in pids:
+        limit = machine.steps_limit
+        for index in pids:
+            pid = program_id(int(index), machine.grid)
             self.pid = pid
+            stop_at = self.instructions + limit         # the step limit, one comparison per instruction
             self.x = [0] * 32
             self.f = [0.0] * 32
             self.vec.reset()
@@ -75,6 +79,11 @@ class ControlCore:
                 fn, ins, what, engine = code[pc]
                 self.pc = pc
                 self.instructions += 1
+                if self.instructions > stop_at:
+                    raise StepLimitError(f"{self.where(ins)}: the program ran more than {limit} steps (control-core "
+                                         f"instructions) and was stopped here: it seems never to end. If it really "
+                                         f"runs that long, raise the limit (the max_steps= launch option, or "
+                                         f"MTIASIM_MAX_STEPS)")
                 if what == SCALAR:
                     nxt = fn(self, ins)
                     t += self.cpi + self.extra
@@ -86,10 +95,6 @@ class ControlCore:
                     else:
                         t += self.branch
                         pc = nxt
-                    if self.instructions % CHECK_EVERY == 0 and self.instructions > limit:
-                        raise SimError(f"{pe.machine.kernel_name} program {pid} on PE {pe.index}: more than {limit} "
-                                       f"instructions; the program seems to loop forever (at instruction {pc}: "
-                                       f"{code[pc][1]})")
                     continue
                 t += self.issue_cycles if what == ENGINE else self.cpi
                 yield env.timeout(t)
@@ -117,6 +122,8 @@ class ControlCore:
             if t:
                 yield env.timeout(t)
                 self.busy += t
+            if machine.progress is not None:
+                machine.progress.update(1)
         yield from self.fence()
         self.finished = True
 

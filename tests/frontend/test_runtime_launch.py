@@ -332,19 +332,6 @@ def test_autotune_on_top_of_heuristics():
     assert (x == 2).all()
 
 
-@triton.jit
-def pe_kernel(Out):
-    tl.store(Out + tl.program_id(0), tl.mtia.get_pe_id())
-
-
-@pytest.mark.parametrize("mapping,expect", [("round_robin", lambda p: p % 64), ("linear", lambda p: p * 64 // 130),
-                                            ("zigzag", lambda p: p % 64 if (p // 64) % 2 == 0 else 63 - p % 64)])
-def test_pe_mapping_in_the_interpreter(mapping, expect):
-    out = np.full(130, -1, np.int32)
-    pe_kernel[(130,)](out, pe_mapping=mapping)
-    np.testing.assert_array_equal(out, [expect(p) for p in range(130)])
-
-
 def test_python_helpers():
     assert triton.cdiv(10, 4) == 3 and triton.next_power_of_2(33) == 64 and triton.next_power_of_2(1) == 1
     assert tl.next_power_of_2(5) == 8
