@@ -164,3 +164,37 @@ def test_a_timing_only_run_writes_nothing_back_and_says_so():
     assert timing.cycles == full.cycles > 0
     assert timing.to_dict()["numerics"] is False
     assert "(timing only)" in str(timing.report).splitlines()[0]
+
+
+# ---- overlapping views of one array ----------------------------------------------------------------
+
+@triton.jit
+def forward_difference(a_ptr, b_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(o_ptr + offs, tl.load(b_ptr + offs, mask=m) - tl.load(a_ptr + offs, mask=m), mask=m)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("shift", [1, 4, 8])      # 4 and 16 bytes, and 32: off and on the DMA alignment
+def test_overlapping_views_of_one_array_share_its_buffer(executor, shift):
+    x = RNG.standard_normal(1000).astype(np.float32)
+    x0 = x.copy()
+    o = np.full(1000 - shift, np.nan, np.float32)
+    launch(forward_difference, (4,), x[:-shift], x[shift:], o, o.size, BLOCK=256, executor=executor)
+    np.testing.assert_array_equal(o, x0[shift:] - x0[:-shift])
+    np.testing.assert_array_equal(x, x0)
+
+
+@triton.jit
+def double_into(a_ptr, b_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(b_ptr + offs, tl.load(a_ptr + offs, mask=m) * 2, mask=m)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_store_through_one_view_lands_in_the_other(executor):
+    y = np.arange(16, dtype=np.float32)
+    launch(double_into, (1,), y[:8], y[3:11], 8, BLOCK=8, executor=executor)   # one block: load, then store
+    np.testing.assert_array_equal(y, np.r_[0, 1, 2, np.arange(8) * 2, 11:16].astype(np.float32))

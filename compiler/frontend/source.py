@@ -30,6 +30,28 @@ def _is_constexpr_annotation(ann) -> bool:
     return ann is constexpr or getattr(ann, "__name__", "") == "constexpr"
 
 
+# While the runtime compiles a kernel, the list of (globals table, name, value) that its frontend read,
+# the kernel's and its @jit callees' alike: module globals are compiled in (a Python number becomes a
+# constexpr), so the runtime keys its cache on their values and recompiles when one changes.
+GLOBALS_READ: list | None = None
+
+
+class ReadGlobals:
+    """A function's `__globals__` that notes every name the frontend reads from it in GLOBALS_READ."""
+
+    def __init__(self, table: dict):
+        self.table = table
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.table
+
+    def __getitem__(self, name: str):
+        value = self.table[name]
+        if GLOBALS_READ is not None:
+            GLOBALS_READ.append((self.table, name, value))
+        return value
+
+
 class FunctionSource:
     """Parses a Python function once; gives the FunctionDef node and source locations of its nodes."""
 
@@ -51,7 +73,7 @@ class FunctionSource:
             raise ValueError(f"{fn.__name__} is not a function definition")
         self.fndef: ast.FunctionDef = defs[0]
         self.source = "".join(lines)
-        self.globals = fn.__globals__
+        self.globals = ReadGlobals(fn.__globals__)
         self.closure = {}
         if fn.__closure__:
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):

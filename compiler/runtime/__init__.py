@@ -4,10 +4,12 @@
     kernel.compile(*args, **meta)        compile only (CompiledKernel with .asm stages)
     set_executor(...) / register_executor(...) / use_executor(...)
     register_stage(name, producer)       add a text stage (e.g. "mtia-asm") to every CompiledKernel
+    device_array(x) / .to_host()         an array kept in simulated DRAM across launches (device.py)
 """
 from .autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from .compile import compile
 from .compiled import CompiledKernel, Stages, register_stage, unregister_stage
+from .device import DeviceArray, device_array
 from .executor import (Executor, KernelArgs, LaunchOptions, RunRecord, get_executor, register_executor,
                        registered_executors, set_executor, use_executor)
 from .jit import JITFunction, jit, register_launch_keyword
@@ -16,4 +18,5 @@ from .memory import DeviceBuffer, PointerArg
 __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics", "compile", "CompiledKernel", "Stages",
            "register_stage", "unregister_stage", "Executor", "KernelArgs", "LaunchOptions", "RunRecord",
            "get_executor", "register_executor", "registered_executors", "set_executor", "use_executor",
-           "JITFunction", "jit", "register_launch_keyword", "DeviceBuffer", "PointerArg"]
+           "JITFunction", "jit", "register_launch_keyword", "DeviceBuffer", "PointerArg", "DeviceArray",
+           "device_array"]

@@ -12,9 +12,11 @@ import time
 import numpy as np
 
 from ..errors import CompilationError, KernelRuntimeError
+from ..ir import types as T
+from . import device
 from . import executor as ex
 from .compiled import CompiledKernel
-from .memory import commit, pack, plan_buffers
+from .memory import PointerArg, commit, host_array, pack, plan_buffers
 from .specialize import ConstArg, RuntimeArg, key_part, specialize
 
 # keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
@@ -100,16 +102,30 @@ class JITFunction:
         return key, specs
 
     def compile_specs(self, specs: dict) -> CompiledKernel:
+        from ..frontend import source
         from .compile import compile_ir
         arg_types = {n: s.type for n, s in specs.items() if isinstance(s, RuntimeArg)}
         constexprs = {n: s.value for n, s in specs.items() if isinstance(s, ConstArg)}
-        attrs = {n: {"tt.divisibility": 16} for n, s in specs.items() if isinstance(s, RuntimeArg) and s.divisible_by_16}
+        attrs = {}
+        for n, s in specs.items():
+            if isinstance(s, RuntimeArg) and (s.divisible_by_16 or s.align):
+                attrs[n] = {"tt.divisibility": 16} if s.divisible_by_16 else {}
+                if s.align:
+                    attrs[n]["mtia.align"] = s.align
         self.compile_count += 1
-        return compile_ir(self, arg_types, constexprs, attrs)
+        outer, source.GLOBALS_READ = source.GLOBALS_READ, []
+        try:
+            compiled = compile_ir(self, arg_types, constexprs, attrs)
+            compiled.globals_read = source.GLOBALS_READ
+        finally:
+            source.GLOBALS_READ = outer
+        return compiled
 
     def _compiled_for(self, bound: dict, plan=None) -> CompiledKernel:
         key, specs = self.specialize(bound, plan)
         compiled = self.cache.get(key)
+        if compiled is not None and _globals_changed(compiled):
+            compiled = None               # a module global it compiled in has changed: compile it again
         if compiled is None:
             try:
                 compiled = self.compile_specs(specs)
@@ -124,8 +140,9 @@ class JITFunction:
         """Compile for these arguments (numpy arrays, numbers, constexpr keywords) without running."""
         _, kwargs = split_launch_options(kwargs, self.arg_names)
         bound = self.bind(args, kwargs)
-        arrays = {n: v for n, v in bound.items() if isinstance(v, np.ndarray)}
-        return self._compiled_for(bound, plan_buffers(arrays))
+        values = {n: host_array(v) for n, v in bound.items()}
+        arrays = {n: v for n, v in values.items() if isinstance(v, np.ndarray)}
+        return self._compiled_for(values, plan_buffers(arrays))
 
     def warmup(self, *args, grid=None, **kwargs) -> CompiledKernel:
         return self.compile(*args, **kwargs)
@@ -134,23 +151,46 @@ class JITFunction:
         options, kwargs = split_launch_options(kwargs, self.arg_names)
         executor_name = options.extra.pop("executor", None)
         bound = self.bind(args, kwargs)
-        arrays = {n: v for n, v in bound.items() if isinstance(v, np.ndarray)}
+        values = {n: host_array(v) for n, v in bound.items()}      # torch tensors as numpy views, zero copy
+        arrays = {n: v for n, v in values.items() if isinstance(v, np.ndarray)}
         plan = plan_buffers(arrays)
-        compiled = self._compiled_for(bound, plan)
+        compiled = self._compiled_for(values, plan)
         if _expect is not None and compiled is not _expect:
             raise TypeError(f"these arguments specialise {self.__name__} differently from the compiled kernel "
                             f"launched ({_expect.constexprs} vs {compiled.constexprs}): launch the @jit function")
         if warmup:
             return compiled
         grid3 = resolve_grid(grid, bound)
-        return launch(compiled, grid3, bound, arrays, plan, options, ex.get_executor(executor_name), _commit)
+        return launch(compiled, grid3, values, arrays, plan, options, ex.get_executor(executor_name), _commit)
+
+
+def _globals_changed(compiled: CompiledKernel) -> bool:
+    """Whether a module global the kernel (or a @jit function it calls) read at compile time now holds
+    another value, as Triton's cache checks them (a name rebound to an equal value is not a change)."""
+    missing = object()
+    for table, name, value in getattr(compiled, "globals_read", ()):
+        now = table.get(name, missing)
+        if now is value:
+            continue
+        try:
+            if type(now) is type(value) and bool(now == value):
+                continue
+        except Exception:    # an array's ==, or a type whose == fails: a changed object
+            pass
+        return True
+    return False
 
 
 def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, plan, options, executor,
            commit_results: bool = True):
-    """Run `compiled` on copies of the arrays; copy results back only if the executor succeeds and
-    computed them (a timing-only run, `numerics=False`, leaves the user's arrays as they were)."""
+    """Run `compiled` on copies of the arrays and of every device array; copy results back only if the
+    executor succeeds and computed them (a timing-only run, `numerics=False`, leaves them as they were)."""
     buffers, ptrs = pack(arrays, plan, options.extra.get("sram_resident"))
+    resident = device.launch_buffers()
+    for name, v in bound.items():
+        if isinstance(v, device.DeviceArray):
+            ptrs[name] = PointerArg(device.buffer_of(v, resident), 0, T.from_numpy(v.dtype))
+    buffers += resident
     values = []
     for name in compiled.arg_names:
         v = bound[name]

@@ -12,15 +12,38 @@ a buffer spans every byte between the view's first and last element, as the devi
 from __future__ import annotations
 
 import ctypes
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir import types as T
-
 from isa.types import DRAM_BASE, SRAM_BASE
 
+from ..ir import types as T
+
 REGION_BASE = {"dram": DRAM_BASE, "sram": SRAM_BASE}
+DEVICE_BASE = DRAM_BASE + (32 << 30)    # device arrays (device.py) from here up; launch arguments below
+# torch dtypes numpy lacks, viewed through ml_dtypes' types of the same name and size
+ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
+
+
+def host_array(v):
+    """A numpy view of a CPU torch tensor, sharing its memory (its strides and storage offset too), so a
+    launch reads the tensor's bytes in place and writes results back into it; anything else as it is.
+    torch is never imported here: a tensor's own module is used, only when the user passed one."""
+    if type(v).__module__.split(".")[0] != "torch" or not hasattr(v, "untyped_storage"):
+        return v
+    torch = sys.modules["torch"]
+    if v.device.type != "cpu":
+        raise TypeError(f"a torch tensor on {v.device} cannot be passed: the simulator reads host memory "
+                        f"(pass a CPU tensor, e.g. t.cpu())")
+    t = v.detach()
+    name = str(t.dtype).removeprefix("torch.")
+    if name in ML_DTYPES:
+        import ml_dtypes
+        bits = {1: torch.uint8, 2: torch.int16}[t.element_size()]
+        return t.view(bits).numpy().view(getattr(ml_dtypes, name))
+    return t.numpy()
 
 
 def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
@@ -127,6 +150,9 @@ def pack(arrays: dict[str, np.ndarray], plan: BufferPlan | None = None,
         cursor[region] = address + (max(host.size, 1) + ALLOC_ALIGN - 1) // ALLOC_ALIGN * ALLOC_ALIGN + guard
         buffers[gi] = DeviceBuffer("/".join(names), address, host.copy(), [arrays[n] for n in names], host,
                                    region, guard)
+    if cursor["dram"] > DEVICE_BASE:
+        raise ValueError(f"the launch's arrays need {cursor['dram'] - DRAM_BASE:,} bytes of simulated DRAM with their "
+                         f"guard zones; at most {DEVICE_BASE - DRAM_BASE:,} are kept for them (device arrays sit above)")
     ptrs = {}
     for n, (gi, off) in plan.placement.items():
         ptrs[n] = PointerArg(buffers[gi], off, T.from_numpy(arrays[n].dtype), arrays[n])

@@ -4,7 +4,10 @@
 - ints equal to 1 become constexpr 1 (unless in do_not_specialize); other ints are i32 if they fit,
   else i64 (u64 past 2^63); ints divisible by 16 get `tt.divisibility = 16`;
 - floats are f32, bools i1, numpy scalars keep their dtype;
-- numpy arrays are pointers to their dtype, `tt.divisibility = 16` when 16-byte aligned.
+- numpy arrays (and CPU torch tensors, seen as numpy views) and device arrays are pointers to their
+  dtype, `tt.divisibility = 16` when 16-byte aligned, `mtia.align` (its address's alignment) when an
+  array starts inside its buffer (overlapping views of one array: the backend then uses the DMA's
+  unaligned-address mode where the config's alignment is not met).
 The cache key holds, per parameter, either the constexpr value or (type, divisible-by-16).
 """
 from __future__ import annotations
@@ -13,15 +16,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simulator.memory.global_memory import ALLOC_ALIGN      # every device buffer starts on this boundary
+
 from ..ir import types as T
 from ..language.core import constexpr
+from .device import DeviceArray
 
 
 @dataclass(frozen=True)
 class RuntimeArg:
-    """A parameter passed at run time: its IR type and whether it is known divisible by 16."""
+    """A parameter passed at run time: its IR type, whether it is known divisible by 16, and for a pointer
+    that starts inside its buffer (a view: x[1:] beside x[:-1]) the power of two its address is
+    aligned to (0: the buffer's own 256-byte alignment)."""
     type: T.DType
     divisible_by_16: bool = False
+    align: int = 0
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,7 @@ def _hashable(v):
 def key_part(spec) -> tuple:
     if isinstance(spec, ConstArg):
         return ("c", type(spec.value).__name__, _hashable(spec.value))
-    return ("r", spec.type.ir, spec.divisible_by_16)
+    return ("r", spec.type.ir, spec.divisible_by_16) + (("align", spec.align) if spec.align else ())
 
 
 def int_type(v: int) -> T.ScalarType:
@@ -86,6 +95,9 @@ def specialize(param, value, byte_offset: int | None = None, do_not_specialize: 
     if isinstance(value, np.ndarray):
         elem = T.from_numpy(value.dtype)
         aligned = byte_offset is not None and byte_offset % 16 == 0 and not no_align
-        return RuntimeArg(T.PointerType(elem), aligned)
+        inside = byte_offset is not None and byte_offset % ALLOC_ALIGN != 0
+        return RuntimeArg(T.PointerType(elem), aligned, byte_offset & -byte_offset if inside else 0)
+    if isinstance(value, DeviceArray):
+        return RuntimeArg(T.PointerType(T.from_numpy(value.dtype)), value.address % 16 == 0 and not no_align)
     raise TypeError(f"unsupported argument type {type(value).__name__} for parameter '{param.name}' "
-                    "(pass numpy arrays for pointers, Python numbers for scalars)")
+                    "(pass numpy arrays, CPU torch tensors or device arrays for pointers, Python numbers for scalars)")

@@ -123,15 +123,19 @@ def _aligned(root: Value, base: Poly, isz: int, align: int) -> bool:
         g = gcd(g, d * isz)
     if g and g % align:
         return False
-    return _root_aligned(root)
+    return _root_aligned(root, align)
 
 
-def _root_aligned(root: Value) -> bool:
-    """A kernel argument is: the runtime places every array at a 256-byte boundary."""
+def _root_aligned(root: Value, align: int) -> bool:
+    """A pointer argument is `align`-byte aligned: the runtime places arrays on 256-byte boundaries, and
+    marks a view that starts inside its buffer (x[1:] beside x[:-1]) with its real alignment, `mtia.align`."""
     op = root.owner
-    if not hasattr(op, "name"):
-        return getattr(op, "parent_op", None) is not None and op.parent_op.name == Op.FUNC
-    return False
+    func = getattr(op, "parent_op", None)
+    if hasattr(op, "name") or func is None or func.name != Op.FUNC:
+        return False
+    attrs = (func.attrs.get("arg_attrs") or [{}] * (root.index + 1))[root.index] or {}
+    known = attrs.get("mtia.align")
+    return known is None or known % align == 0
 
 
 def _uniform_scalar(v: Value) -> tuple[bool, object]:
