@@ -6,7 +6,7 @@
 """
 from . import language, testing  # noqa: F401
 from .errors import (CompilationError, CompileTimeError, DeviceAssertionError, KernelRuntimeError, OutOfBoundsError,
-                     OutOfResources, StepLimitError)
+                     OutOfResources, StepLimitError, TritonError)
 from .language.core import constexpr_function
 from .runtime import (CompiledKernel, Config, JITFunction, RunRecord, autotune, compile, heuristics, jit,
                       register_executor, register_stage, set_executor, use_executor)
@@ -43,7 +43,9 @@ def next_power_of_2(n: int) -> int:
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-__all__ = ["language", "CompilationError", "CompileTimeError", "DeviceAssertionError", "KernelRuntimeError",
+__all__ = ["language", "TritonError", "CompilationError", "CompileTimeError", "DeviceAssertionError",
+           "KernelRuntimeError",
            "OutOfBoundsError", "CompiledKernel", "Config", "JITFunction", "RunRecord", "autotune", "compile",
            "heuristics", "jit", "register_executor", "register_stage", "set_executor", "use_executor", "cdiv",
-           "next_power_of_2", "set_allocator", "testing", "OutOfResources", "StepLimitError", "constexpr_function", "must_use_result"]
+           "next_power_of_2", "set_allocator", "testing", "OutOfResources", "StepLimitError", "constexpr_function",
+           "must_use_result"]

@@ -4,7 +4,11 @@ from __future__ import annotations
 from isa.errors import UserError
 
 
-class CompilationError(UserError):
+class TritonError(UserError):
+    """The base of the errors a kernel's compilation or run raises, as in Triton (`except triton.TritonError`)."""
+
+
+class CompilationError(TritonError):
     """A kernel cannot be compiled. The message points at the kernel line with a caret:
 
         kernel.py:12:15: error: Cannot make_shape_compatible: incompatible dimensions at index 0: 32 and 64
@@ -48,7 +52,7 @@ class CompileTimeError(UserError):
     kernel line being compiled."""
 
 
-class KernelRuntimeError(UserError):
+class KernelRuntimeError(TritonError):
     """A kernel failed while running (out-of-bounds access, failed device_assert, ...).
 
     `kernel`, `program_id`, `pe` and `loc` say where; the user's arrays are left unchanged."""

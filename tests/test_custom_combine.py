@@ -195,14 +195,15 @@ def _keep(r, axis, keep):
 
 
 def _seq_scan(fn, cols, axis, reverse):
-    """The sequential inclusive scan (the interpreter's order) of tuples of arrays along axis."""
+    """The sequential inclusive scan (the interpreter's order) of tuples of arrays along axis; reverse
+    scans the flipped axis, as Triton defines it: the accumulated later elements are the left operand."""
     xs = [np.moveaxis(c, axis, -1).copy() for c in cols]
     n = xs[0].shape[-1]
     order = range(n - 1, -1, -1) if reverse else range(n)
     acc, outs = None, [np.empty_like(x) for x in xs]
     for i in order:
         cur = [x[..., i] for x in xs]
-        acc = cur if acc is None else (fn(*cur, *acc) if reverse else fn(*acc, *cur))
+        acc = cur if acc is None else fn(*acc, *cur)
         for o, a in zip(outs, acc):
             o[..., i] = a
     return [np.moveaxis(o, -1, axis) for o in outs]
@@ -326,6 +327,22 @@ def test_associative_scans_match_the_sequential_scan(executor, dtype, fn, shape,
     tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=0, atol=0)
     np.testing.assert_allclose(oa, ra.astype(dtype), **tol)
     np.testing.assert_allclose(ob, rb.astype(bdtype), **tol)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("shape,axis", [((1, 16), 1), ((8, 4), 0), ((4, 32), 1)])
+def test_reverse_scan_is_the_scan_of_the_flipped_axis(executor, shape, axis):
+    """Triton defines reverse=True as flip, scan, flip: with a non-commutative combine (composing
+    affine maps) the accumulated later elements must be the left operand, not the right."""
+    M, N = shape
+    rng = _rng(M * 31 + N)
+    a = rng.uniform(0.5, 1.5, shape).astype(np.float32)
+    b = rng.uniform(-1, 1, shape).astype(np.float32)
+    oa, ob = _poison(shape, np.float32), _poison(shape, np.float32)
+    launch(scan_2d, (1,), a, b, oa, ob, M=M, N=N, AXIS=axis, REV=True, FN=0, executor=executor)
+    fa, fb = _seq_scan(_affine_ref, [np.flip(a, axis), np.flip(b, axis)], axis, False)
+    np.testing.assert_allclose(oa, np.flip(fa, axis), rtol=1e-5)
+    np.testing.assert_allclose(ob, np.flip(fb, axis), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("n", [2, 8, 32])

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import textwrap
+import weakref
 from dataclasses import dataclass
 
 from ..ir.core import Loc
@@ -52,17 +54,75 @@ class ReadGlobals:
         return value
 
 
+# Source lines of functions that exec() made from a string (inspect cannot read those), keyed by the
+# function (code objects compare by value: two exec'd copies of one template would share an entry)
+_EXEC_SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def remember_exec_source(fn) -> None:
+    """Keep the source of `fn` if exec() of a string defined it (as test generators that patch a
+    kernel template do): at decoration time the string is still in the frame that called exec(),
+    as a local variable or a constant. Called by @jit; does nothing for functions in files."""
+    code = getattr(fn, "__code__", None)
+    if code is None or not code.co_filename.startswith("<") or fn in _EXEC_SOURCES:
+        return
+    try:
+        inspect.getsourcelines(fn)
+        return
+    except (OSError, TypeError):
+        pass
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename != code.co_filename:
+        frame = frame.f_back
+    while frame is not None and frame.f_back is not None and frame.f_back.f_code.co_filename == code.co_filename:
+        frame = frame.f_back
+    caller = frame.f_back if frame is not None else None
+    if caller is None:
+        return
+    texts = [v for v in caller.f_locals.values() if isinstance(v, str)]
+    texts += [c for c in caller.f_code.co_consts if isinstance(c, str)]
+    for text in texts:
+        found = _def_lines(text, fn.__name__, code.co_firstlineno)
+        if found is not None:
+            _EXEC_SOURCES[fn] = found
+            return
+
+
+def _def_lines(text: str, name: str, first_line: int):
+    """(lines, first line number) of the `def name` in `text` whose decorators start at `first_line`."""
+    if f"def {name}" not in text:
+        return None
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if start == first_line:
+                lines = text.splitlines(keepends=True)[start - 1:node.end_lineno]
+                return lines, start
+    return None
+
+
+def _source_lines(fn):
+    try:
+        return inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        found = _EXEC_SOURCES.get(fn)
+        if found is None:
+            raise ValueError(f"cannot read the source of {fn.__name__}: {e}") from None
+        return found
+
+
 class FunctionSource:
     """Parses a Python function once; gives the FunctionDef node and source locations of its nodes."""
 
     def __init__(self, fn):
         self.fn = fn
         self.name = fn.__name__
-        try:
-            lines, start = inspect.getsourcelines(fn)
-        except (OSError, TypeError) as e:
-            raise ValueError(f"cannot read the source of {fn.__name__}: {e}") from None
-        self.file = inspect.getsourcefile(fn) or "<unknown>"
+        lines, start = _source_lines(fn)
+        self.file = inspect.getsourcefile(fn) or fn.__code__.co_filename
         self.source_lines = lines
         self.first_line = start
         first = lines[0]

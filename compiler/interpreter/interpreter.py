@@ -193,7 +193,7 @@ def _scan(it: Interpreter, op: Operation):
         if acc is None:
             acc = cur
         else:
-            acc = it.run_region(op.body, (cur + acc) if reverse else (acc + cur))
+            acc = it.run_region(op.body, acc + cur)   # reverse too: Triton's scan of the flipped axis
         for o, a in zip(outs, acc):
             o[..., i] = a
     return [np.moveaxis(o, -1, axis) for o in outs]

@@ -17,7 +17,7 @@ import numpy as np
 
 
 class Kind(IntEnum):
-    """Promotion order of scalar kinds for weak (Python) scalars: bool < uint < int < float."""
+    """Scalar kinds (weak Python scalars promote by bool < integral < float: see semantic._weak_kind)."""
     BOOL = 0
     UINT = 1
     INT = 2
@@ -67,8 +67,25 @@ class Type:
         return str(self)
 
 
-class DType(Type):
+class _DTypeMeta(type):
+    """`tl.dtype("int8")` looks a scalar type up by its Triton name, as Triton's dtype constructor does."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is DType:
+            if len(args) != 1 or kwargs or not isinstance(args[0], str):
+                raise TypeError("tl.dtype(name) takes one Triton type name, e.g. tl.dtype('fp32')")
+            return parse_type_name(args[0])
+        return super().__call__(*args, **kwargs)
+
+
+class DType(Type, metaclass=_DTypeMeta):
     """A scalar or pointer element type: what `tl.float32`, `tl.pointer_type(...)` are."""
+
+    # Triton's name lists (only the types this compiler has: no fp8e4b15, fp8e4b8, fp8e5b16)
+    SINT_TYPES = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    FP_TYPES = ["fp8e4nv", "fp8e5"] + STANDARD_FP_TYPES
 
 
 @dataclass(frozen=True, eq=True, repr=False)

@@ -3,11 +3,11 @@ from . import math, mtia  # noqa: F401
 from .builtins import (PropagateNan, advance, arange, assume, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
                        atomic_or, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, debug_barrier,
                        device_assert, device_print, dot, expand_dims, extract_slice, full, full_like, gather,
-                       histogram, interleave,
+                       histogram, interleave, item,
                        join, load, load_tensor_descriptor, make_block_ptr, make_tensor_descriptor, max_constancy, max_contiguous,
                        maximum, minimum, clamp, multiple_of, next_power_of_2, num_programs, permute, program_id,
-                       range, ravel, reshape, split, static_assert, static_print, static_range, store,
-                       store_tensor_descriptor, to_tensor, trans, view, where, zeros, zeros_like)
+                       range, ravel, reshape, split, squeeze, static_assert, static_print, static_range, store,
+                       store_tensor_descriptor, to_tensor, trans, unsqueeze, view, where, zeros, zeros_like)
 from .core import (PointerType as _PointerType, block_ptr, block_type, bool_, builtin, constexpr, dtype, bfloat16,
                    float16, float32, float64, float8e4nv, float8e5, int1, int8, int16, int32, int64,
                    pointer_type, tensor, tensor_descriptor, uint8, uint16, uint32, uint64)
@@ -35,6 +35,7 @@ def _member_functions() -> dict:
              "exp": m.exp, "exp2": m.exp2, "log": m.log, "log2": m.log2, "sqrt": m.sqrt, "rsqrt": m.rsqrt,
              "abs": m.abs, "sin": m.sin, "cos": m.cos, "erf": m.erf, "floor": m.floor, "ceil": m.ceil,
              "sigmoid": m.sigmoid, "store": None, "ravel": b.ravel, "join": b.join, "interleave": b.interleave,
-             "cast": b.cast, "gather": b.gather, "histogram": b.histogram, "sort": st.sort, "flip": st.flip,
+             "cast": b.cast, "item": b.item, "squeeze": b.squeeze, "unsqueeze": b.unsqueeze, "gather": b.gather,
+             "histogram": b.histogram, "sort": st.sort, "flip": st.flip,
              "topk": st.topk}
     return {k: v for k, v in names.items() if v is not None}

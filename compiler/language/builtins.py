@@ -143,6 +143,31 @@ def reshape(input, *shape, can_reorder=False):
 
 
 @builtin
+def item(input):
+    """The scalar of a one-element tensor (Triton's `x.item()`)."""
+    if input.type.numel != 1:
+        raise ValueError(f"item() needs a one-element tensor, got shape {list(input.shape)}")
+    return current().reshape(input, ())
+
+
+@builtin
+def squeeze(input, dim):
+    """`input` without its size-1 dimension `dim`."""
+    shape = list(input.shape)
+    dim = int(_unwrap(dim))
+    if not -len(shape) <= dim < len(shape) or shape[dim] != 1:
+        raise ValueError(f"squeeze(dim={dim}) needs a size-1 dimension, got shape {shape}")
+    del shape[dim]
+    return current().reshape(input, shape)
+
+
+@builtin
+def unsqueeze(input, dim):
+    """`input` with a new size-1 dimension at `dim` (the same as tl.expand_dims with one axis)."""
+    return current().expand_dims(input, dim)
+
+
+@builtin
 def view(input, *shape):
     return current().reshape(input, _shape_args(shape), True)
 

@@ -86,7 +86,7 @@ class Semantic:
                          div_or_mod: bool) -> T.ScalarType:
         if a_scalar != b_scalar:
             sty, tty = (a, b) if a_scalar else (b, a)
-            if sty.kind <= tty.kind:
+            if _weak_kind(sty) <= _weak_kind(tty):
                 if div_or_mod and tty in (T.f16, T.bf16):
                     return T.f32
                 return tty
@@ -873,10 +873,7 @@ class Semantic:
             raise TypeError(f"Both operands must be same dtype. Got {at} and {bt}")
         if at not in (T.i8, T.u8, T.f16, T.bf16, T.f32, T.f64) and not at.is_fp8():
             raise TypeError(f"tl.dot does not support {at} operands")
-        m, k, n = sa[-2], sa[-1], sb[-1]
-        if min(m, n, k) < 16:
-            raise ValueError(f"All non-batch values in both first input shape ({list(sa)}) and second input shape "
-                             f"({list(sb)}) must be >= 16!")
+        n = sb[-1]
         if at.is_int():
             ret = T.i32
         elif at.is_fp64():
@@ -1056,6 +1053,12 @@ def _as_tensor(x) -> tensor:
     if not isinstance(x, tensor):
         raise TypeError(f"expected a tensor, got {type(x).__name__} {x!r}")
     return x
+
+
+def _weak_kind(t: T.ScalarType) -> int:
+    """Triton's dtype.kind() for weak scalars: bool < integral < floating. Signed and unsigned are one
+    kind, so a Python int takes an unsigned tensor's type (uint8 tensor // 3 is uint8)."""
+    return {T.Kind.BOOL: 0, T.Kind.UINT: 1, T.Kind.INT: 1, T.Kind.FLOAT: 2}[t.kind]
 
 
 def _check_ptr(a: T.Type, b: T.Type, allow_ptr_a: bool) -> None:

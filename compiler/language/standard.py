@@ -13,7 +13,8 @@ of size 2, one per bit of the index along it. Then
   runs of 2**s elements with compare-exchanges on bits s-1, ..., 0, the runs alternating between
   ascending and descending by bit s of the index, and the last stage in the requested order;
 - tl.topk sorts runs of k elements, then repeatedly halves the dimension by keeping the elementwise
-  max of neighbouring (ascending, descending) runs, which holds the top k of both, and re-merges.
+  max (min for the k smallest) of neighbouring (ascending, descending) runs, which holds the top k of
+  both, and re-merges.
 
 Like Triton: sort/topk work along the last dimension only; sizes must be powers of two (all block
 dimensions are); ties and NaNs are placed as the network places them (NaN compares false).
@@ -158,15 +159,15 @@ def sort(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):
 
 
 @jit
-def topk(x, k: tl.constexpr, dim: tl.constexpr = None):
+def topk(x, k: tl.constexpr, dim: tl.constexpr = None, descending: tl.constexpr = True):
     """The k largest elements along dimension `dim` (None: the last; only the last is supported),
-    largest first; k must be a power of two. As in Triton, when k is smaller than the dimension the
+    largest first (the k smallest, smallest first, if not `descending`); k must be a power of two. As in Triton, when k is smaller than the dimension the
     halving steps go through tl.max, so sub-32-bit dtypes come back as int32/float32."""
     _dim: tl.constexpr = _last_dim(dim, len(x.shape))
     static_assert(_dim == len(x.shape) - 1, "only minor dimension is currently supported")
     static_assert(_log2(k) is not None, "topk needs a power-of-two k")
     static_assert(k <= x.shape[_dim], "topk needs k <= the size of the dimension")
-    return _sort_last_dim(x, k, 1)
+    return _sort_last_dim(x, k, 1 if descending else 0)
 
 
 @jit

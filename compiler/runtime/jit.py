@@ -38,6 +38,8 @@ class JITFunction:
 
     def __init__(self, fn, do_not_specialize=(), do_not_specialize_on_alignment=(), debug=None, noinline=None,
                  repr=None, launch_metadata=None):
+        from ..frontend.source import remember_exec_source
+        remember_exec_source(fn)
         self.fn = fn
         functools.update_wrapper(self, fn)
         self._source = None

@@ -221,8 +221,6 @@ def test_dot(dtype, mode, out):
 
 def test_dot_shape_errors():
     a = np.zeros((16, 16), np.float16)
-    with pytest.raises(CompilationError, match=">= 16"):
-        dot_kernel[(1,)](a, a, a, a, M=8, N=16, K=16, MODE="plain")
     with pytest.raises(CompilationError, match="same dtype"):
         dot_kernel[(1,)](a, a.astype(np.float32), a, a, M=16, N=16, K=16, MODE="plain")
 

@@ -173,6 +173,10 @@ def scalar_kernel(X, Z, n, CASE: tl.constexpr, OUT: tl.constexpr, BLOCK: tl.cons
         z = x / 3
     elif CASE == "rsub":
         z = 100 - x
+    elif CASE == "floordiv7":
+        z = x // 7
+    elif CASE == "mod7":
+        z = x % 7
     elif CASE == "neg_scalar":
         z = x + (-1)
     elif CASE == "big":
@@ -189,9 +193,13 @@ def scalar_kernel(X, Z, n, CASE: tl.constexpr, OUT: tl.constexpr, BLOCK: tl.cons
     ("int32", "mul_half", "float32", lambda x: x * np.float32(0.5)),
     ("float16", "div3", "float32", lambda x: x.astype(np.float32) / 3),
     ("int16", "div3", "float32", lambda x: x.astype(np.float32) / 3),
-    # a Python int is an int32 of kind "int", above "uint": it does take part with unsigned tensors
-    ("uint8", "rsub", "int32", lambda x: 100 - x.astype(np.int32)),
-    ("uint8", "neg_scalar", "int32", lambda x: x.astype(np.int32) - 1),
+    # Triton's kinds are bool < integral < float: a Python int does not take part with unsigned tensors
+    # either (checked against Triton 3.8's interpreter: `100 - uint8 tensor` is uint8)
+    ("uint8", "rsub", "uint8", lambda x: (100 - x.astype(np.int32)).astype(np.uint8)),
+    ("uint16", "add5", "uint16", lambda x: x + np.uint16(5)),
+    ("uint8", "floordiv7", "uint8", lambda x: x // np.uint8(7)),
+    ("uint32", "mod7", "uint32", lambda x: x % np.uint32(7)),
+    ("int16", "floordiv7", "int16", lambda x: (np.sign(x) * (np.abs(x) // 7)).astype(np.int16)),  # C: toward 0
     ("int64", "add5", "int64", lambda x: x + 5),
 ])
 def test_weak_scalar_promotion(dtype, case, out, ref):
@@ -202,6 +210,7 @@ def test_weak_scalar_promotion(dtype, case, out, ref):
 
 
 @pytest.mark.parametrize("dtype,case,match", [("uint32", "neg_scalar", "unsigned tensor and a negative scalar"),
+                                              ("uint8", "neg_scalar", "unsigned tensor and a negative scalar"),
                                               ("int8", "big", "out of range"),
                                               ("int32", "pow2_31", "out of range")])
 def test_weak_scalar_range_errors(dtype, case, match):

@@ -139,22 +139,24 @@ def test_sort_only_along_the_last_dimension():
 # --- tl.topk ------------------------------------------------------------------------------------------
 
 @triton.jit
-def topk_kernel(X, Y, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+def topk_kernel(X, Y, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, DESC: tl.constexpr):
     x = tl.load(X + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
-    y = tl.topk(x, K)
+    y = tl.topk(x, K) if DESC is None else tl.topk(x, K, descending=DESC)
     tl.static_assert(y.shape[1] == K)
     tl.store(Y + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :], y)
 
 
 @pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("descending", [None, True, False])
 @pytest.mark.parametrize("k", [1, 2, 8, 32])
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int8])
-def test_topk(dtype, k, executor):
+def test_topk(dtype, k, descending, executor):
+    """The k largest (descending, the default) or k smallest elements of each row, in that order."""
     M, N = 4, 32
     x = random_values((M, N), dtype, ties=k == 8)
     y = poisoned((M, k), dtype)
-    launch(topk_kernel, (1,), x, y, M=M, N=N, K=k, executor=executor)
-    np.testing.assert_array_equal(y, sorted_ref(x, True)[:, :k])
+    launch(topk_kernel, (1,), x, y, M=M, N=N, K=k, DESC=descending, executor=executor)
+    np.testing.assert_array_equal(y, sorted_ref(x, descending is not False)[:, :k])
 
 
 @triton.jit

@@ -18,7 +18,8 @@ k * n element-ops in all (n/2 + n/4 + ... + 1 per op).
 Scan (inclusive, Hillis-Steele): a loop of log2(n) steps, d = 1, 2, 4, ... < n:
     shifted = gather(y, max(i - d, 0))                     # one MLU gather per operand
     y = where(i - d >= 0, combine(shifted, y), y)          # k ops and m selects on the SE
-(reverse: gather(y, min(i + d, n - 1)), where(i + d < n, combine(y, shifted), y)). A loop, not
+(reverse: gather(y, min(i + d, n - 1)), where(i + d < n, combine(shifted, y), y): as in Triton, a
+reverse scan is the scan of the flipped axis, so the later elements are the combine's left operand). A loop, not
 unrolled steps, so that each tile keeps one CB (the local store gives every CB its own bytes).
 Cost: m * log2(n) MLU gathers and (k + m) * log2(n) full-size SE commands, plus 4 SE commands on
 one row per step for the indices; (k + m) * n * log2(n) element-ops. This order equals the
@@ -153,6 +154,6 @@ def _expand_scan(b: Builder, op: Operation) -> list[Value]:
             valid = b.create1(Op.CMPI, [j, b.constant(0, row)], i1.with_shape((n,)), {"predicate": "sge"})
         src, valid = _along(b, src, axis, shape), _along(b, valid, axis, shape)
         shifted = [b.create1(Op.GATHER, [y, src], y.type, {"axis": axis}) for y in ys]
-        combined = _combine(b, op.body, ys, shifted) if reverse else _combine(b, op.body, shifted, ys)
+        combined = _combine(b, op.body, shifted, ys)  # the lanes before (after, reversed) on the left
         b.create(Op.YIELD, [b.create1(Op.SELECT, [valid, c, y], y.type) for c, y in zip(combined, ys)])
     return loop.results
