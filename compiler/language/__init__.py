@@ -18,7 +18,8 @@ from .reductions import (argmax, argmin, associative_scan, cumprod, cumsum, max,
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn,
                      randn4x, uint_to_uniform_float)
 from .standard import flip, sort, swizzle2d, topk  # noqa: E402
-from .builtins import add, dot_scaled, inline_asm_elementwise, map_elementwise, mul, sub  # noqa: E402
+from .builtins import add, inline_asm_elementwise, map_elementwise, mul, sub  # noqa: E402
+from .mxfp import dot_scaled  # noqa: E402
 
 from .semantic import MAX_TENSOR_NUMEL as TRITON_MAX_TENSOR_NUMEL  # noqa: E402  (the cap on a block's elements)
 from . import extra  # noqa: F401,E402

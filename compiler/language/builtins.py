@@ -405,13 +405,6 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
 
 
 @builtin
-def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False, lhs_k_pack=True,
-               rhs_k_pack=True, out_dtype=None):
-    raise CompileTimeError("tl.dot_scaled (microscaling mxfp formats) is not supported by the MTIA DPE; "
-                           "dequantize the operands and use tl.dot")
-
-
-@builtin
 def map_elementwise(scalar_fn, *args, pack=1):
     """Apply a @jit function of scalars to every element of the (broadcast) arguments. Here the
     function runs once on whole blocks, so its element-wise work maps onto the SE; a branch on an

@@ -1,9 +1,10 @@
 """Triton-compatibility details that running Triton's own language tests through an alias harness
 turned up (issue 8): kernels defined by exec() of a string, `tl.dtype(name)`, `triton.TritonError`,
 `x.item()` / `tl.squeeze` / `tl.unsqueeze`, dots smaller than 16, Python ints as weak scalars
-against unsigned tensors. Each runs on both executors against numpy on random inputs."""
+against unsigned tensors, tl.dot_scaled. Kernels run on both executors against numpy on random inputs."""
 import textwrap
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -149,3 +150,85 @@ def test_python_ints_are_weak_against_unsigned_tensors_in_div_and_mod(executor, 
     z = np.full_like(x, 1)
     launch(weak_unsigned_kernel, (1,), x, z, S=7, OP=op, N=64, executor=executor)
     np.testing.assert_array_equal(z, x // dtype(7) if op == "floordiv" else x % dtype(7))
+
+
+# --- tl.dot_scaled (microscaling formats, decoded to fp32 before one tl.dot) ----------------------
+
+@triton.jit
+def dot_scaled_kernel(A, AS, B, BS, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, FA: tl.constexpr,
+                      FB: tl.constexpr):
+    KA: tl.constexpr = K // 2 if FA == "e2m1" else K
+    KB: tl.constexpr = K // 2 if FB == "e2m1" else K
+    a = tl.load(A + tl.arange(0, M)[:, None] * KA + tl.arange(0, KA)[None, :])
+    b = tl.load(B + tl.arange(0, KB)[:, None] * N + tl.arange(0, N)[None, :])
+    G: tl.constexpr = K // 32
+    a_scale = None
+    b_scale = None
+    if AS is not None:
+        a_scale = tl.load(AS + tl.arange(0, M)[:, None] * G + tl.arange(0, G)[None, :])
+    if BS is not None:
+        b_scale = tl.load(BS + tl.arange(0, N)[:, None] * G + tl.arange(0, G)[None, :])
+    tl.store(C + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], tl.dot_scaled(a, a_scale, FA, b, b_scale, FB))
+
+
+E2M1_VALUES = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float64)
+
+
+def mx_decode(x, fmt, k_axis):
+    """numpy: the values of an MX operand, fp4 unpacked along `k_axis` (low nibble first)."""
+    if fmt == "e2m1":
+        codes = np.stack([x & 0xF, x >> 4], axis=k_axis + 1)
+        shape = list(x.shape)
+        shape[k_axis] *= 2
+        codes = codes.reshape(shape)
+        return np.where(codes & 8, -E2M1_VALUES[codes & 7], E2M1_VALUES[codes & 7])
+    if fmt == "e4m3":
+        return x.view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    if fmt == "e5m2":
+        return x.view(ml_dtypes.float8_e5m2).astype(np.float64)
+    return x.astype(np.float64)
+
+
+def mx_operand(shape, fmt):
+    if fmt == "fp16":
+        return RNG.standard_normal(shape).astype(np.float16)
+    x = RNG.integers(0, 256, shape).astype(np.uint8)
+    if fmt == "e4m3":                              # no NaN codes (s1111111)
+        x = np.where((x & 0x7F) == 0x7F, x & 0xF0, x).astype(np.uint8)
+    if fmt == "e5m2":                              # no inf/NaN codes (exponent 11111)
+        x = np.where((x & 0x7C) == 0x7C, x & 0x83, x).astype(np.uint8)
+    return x
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("scaled_side", ["lhs", "rhs", "both"])
+@pytest.mark.parametrize("mx", ["e2m1", "e4m3", "e5m2"])
+def test_dot_scaled(executor, mx, scaled_side):
+    M, N, K = 16, 32, 64
+    fa = mx if scaled_side in ("lhs", "both") else "fp16"
+    fb = mx if scaled_side in ("rhs", "both") else "fp16"
+    a = mx_operand((M, K // 2 if fa == "e2m1" else K), fa)
+    b = mx_operand((K // 2 if fb == "e2m1" else K, N), fb)
+    sa = RNG.integers(120, 135, (M, K // 32)).astype(np.uint8) if fa != "fp16" else None
+    sb = RNG.integers(120, 135, (N, K // 32)).astype(np.uint8) if fb != "fp16" else None
+    c = np.full((M, N), np.nan, np.float32)
+    launch(dot_scaled_kernel, (1,), a, sa, b, sb, c, M=M, N=N, K=K, FA=fa, FB=fb, executor=executor)
+    lhs, rhs = mx_decode(a, fa, 1), mx_decode(b, fb, 0)
+    if sa is not None:
+        lhs = lhs * np.repeat(2.0 ** (sa.astype(np.float64) - 127), 32, axis=1)
+    if sb is not None:
+        rhs = rhs * np.repeat(2.0 ** (sb.astype(np.float64) - 127), 32, axis=1).T
+    ref = lhs @ rhs
+    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
+
+
+@triton.jit
+def dot_scaled_bad_format_kernel(A, C):
+    a = tl.load(A + tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :])
+    tl.store(C + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :],
+             tl.dot_scaled(a, None, "e3m3", tl.trans(a), None, "fp16"))
+
+
+def test_dot_scaled_unknown_format_is_refused():
+    with pytest.raises(triton.CompilationError, match="lhs_format must be one of"):
+        dot_scaled_bad_format_kernel[(1,)](np.zeros((16, 32), np.float16), np.zeros((16, 16), np.float32))

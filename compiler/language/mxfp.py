@@ -1,0 +1,108 @@
+"""tl.dot_scaled: the product of two blocks in OCP microscaling (MX) formats, as a @jit composition.
+
+The DPE has no MX formats, so each operand is decoded to fp32 first (what Triton does on hardware
+without native MX support, and what its interpreter computes), then one tl.dot runs:
+
+- e2m1 (fp4): two values per uint8 along K, the first in the low nibble; a nibble s|e e|m is
+  (-1)^s * (e == 0 ? m / 2 : (1 + m / 2) * 2^(e - 1)), i.e. 0, 0.5, 1, 1.5, 2, 3, 4, 6;
+- e4m3 / e5m2: the uint8 bits are fp8e4nv / fp8e5 values (NaN and inf kept);
+- fp16 / bf16: the operand as it is;
+- the scale (e8m0, uint8, one per 32 elements along K, shape [M, K/32] for lhs and [N, K/32] for
+  rhs) is 2^(s - 127): its bits shifted into an fp32 exponent (0 gives 0.0, 255 gives inf, as in
+  Triton's interpreter).
+Element-wise decoding runs on the SE, the interleave and the transposes on the MLU.
+"""
+from __future__ import annotations
+
+from ..runtime.jit import jit
+from . import core as tl
+from .builtins import dot, interleave, reshape, static_assert, trans, where
+
+FORMATS = ("e2m1", "e4m3", "e5m2", "bf16", "fp16")
+
+
+@tl.constexpr_function
+def _known_format(fmt):
+    return fmt in FORMATS
+
+
+@tl.constexpr_function
+def _packed(fmt):
+    return 2 if fmt == "e2m1" else 1
+
+
+@jit
+def _e2m1_nibble(v):
+    """fp32 values of 4-bit e2m1 codes (uint8 in 0..15)."""
+    e = (v >> 1) & 3
+    m = (v & 1).to(tl.float32)
+    scale = (1 << e).to(tl.float32) * 0.5
+    mag = where(e == 0, m * 0.5, (1.0 + m * 0.5) * scale)
+    return where((v & 8) != 0, -mag, mag)
+
+
+@jit
+def _e2m1_along_last(x):
+    """[R, C/2] uint8 -> [R, C] fp32: each byte gives two values along the last axis, low nibble first."""
+    return interleave(_e2m1_nibble(x & 0xF), _e2m1_nibble(x >> 4))
+
+
+@jit
+def _decode(x, fmt: tl.constexpr, is_rhs: tl.constexpr):
+    """The operand's values in fp32, K unpacked (lhs [M, K], rhs [K, N])."""
+    if fmt == "e2m1":
+        if is_rhs:
+            v = trans(_e2m1_along_last(trans(x.to(tl.uint8, bitcast=True))))
+        else:
+            v = _e2m1_along_last(x.to(tl.uint8, bitcast=True))
+    elif fmt == "e4m3":
+        v = x.to(tl.float8e4nv, bitcast=True).to(tl.float32)
+    elif fmt == "e5m2":
+        v = x.to(tl.float8e5, bitcast=True).to(tl.float32)
+    else:
+        v = x.to(tl.float32)
+    return v
+
+
+@jit
+def _scaled(v, scale, is_rhs: tl.constexpr):
+    """v times 2^(scale - 127), one scale per 32 elements along K."""
+    s = (scale.to(tl.uint32) << 23).to(tl.float32, bitcast=True)
+    groups: tl.constexpr = scale.shape[1]
+    if is_rhs:
+        n: tl.constexpr = v.shape[1]
+        out = reshape(reshape(v, (groups, 32, n)) * reshape(trans(s), (groups, 1, n)), (groups * 32, n))
+    else:
+        m: tl.constexpr = v.shape[0]
+        out = reshape(reshape(v, (m, groups, 32)) * reshape(s, (m, groups, 1)), (m, groups * 32))
+    return out
+
+
+@jit
+def _operand(x, scale, fmt: tl.constexpr, is_rhs: tl.constexpr):
+    v = _decode(x, fmt, is_rhs)
+    if scale is not None:
+        v = _scaled(v, scale, is_rhs)
+    return v
+
+
+@jit
+def dot_scaled(lhs, lhs_scale, lhs_format: tl.constexpr, rhs, rhs_scale, rhs_format: tl.constexpr, acc=None,
+               fast_math: tl.constexpr = False, lhs_k_pack: tl.constexpr = True, rhs_k_pack: tl.constexpr = True,
+               out_dtype: tl.constexpr = tl.float32):
+    """lhs @ rhs for blocks in microscaling formats (`e2m1`, `e4m3`, `e5m2`, `bf16`, `fp16`), each
+    with an optional e8m0 scale per 32 elements along K (None: unscaled), plus `acc`; fp32 result."""
+    static_assert(_known_format(lhs_format), "dot_scaled: lhs_format must be one of e2m1, e4m3, e5m2, bf16, fp16")
+    static_assert(_known_format(rhs_format), "dot_scaled: rhs_format must be one of e2m1, e4m3, e5m2, bf16, fp16")
+    static_assert(len(lhs.shape) == 2 and len(rhs.shape) == 2, "dot_scaled: only 2-D operands are supported here")
+    static_assert(lhs_k_pack and rhs_k_pack, "dot_scaled: fp4 packed along M or N is not supported here")
+    static_assert(out_dtype == tl.float32, "dot_scaled: only out_dtype=tl.float32 is supported")
+    static_assert(lhs.shape[1] * _packed(lhs_format) == rhs.shape[0] * _packed(rhs_format),
+                  "dot_scaled: lhs and rhs must pack the same number of elements along K")
+    a = _operand(lhs, lhs_scale, lhs_format, False)
+    b = _operand(rhs, rhs_scale, rhs_format, True)
+    if acc is None:
+        out = dot(a, b, out_dtype=tl.float32)
+    else:
+        out = dot(a, b, acc, out_dtype=tl.float32)
+    return out
