@@ -340,7 +340,7 @@ def test_mutated_configs_raise_only_config_error(tmp_path_factory, data):
         elif op == "unknown key":
             parent[data.draw(st.text(min_size=1, max_size=8) | st.integers())] = data.draw(yaml_scalars)
         elif op == "rename":
-            parent[path[-1] + data.draw(st.sampled_from(["_", "s", "x"]))] = parent.pop(path[-1])
+            parent[f"{path[-1]}{data.draw(st.sampled_from(['_', 's', 'x']))}"] = parent.pop(path[-1])  # keys may be ints
         elif isinstance(parent[path[-1]], (int, float)) and not isinstance(parent[path[-1]], bool):
             parent[path[-1]] = parent[path[-1]] * data.draw(st.sampled_from([-1, 0, 0.5, 1000, 1e9]))
     text = yaml.safe_dump(doc, sort_keys=data.draw(st.booleans()))
