@@ -1,9 +1,10 @@
 """A compiled kernel and its stages as text (`compiled.asm["ir"]`, ...).
 
 Built-in stages: "source" (the Python source), "ir.frontend" (IR as the frontend made it),
-"ir.<pass>" (after each pass of the pipeline) and "ir" (the final IR). A backend adds its own
-stages (e.g. "mtia-asm", "cpp", "json") with `register_stage(name, producer)`; producers run
-lazily, the first time a stage is read, and receive the CompiledKernel.
+"ir.<pass>" (after each pass of the pipeline) and "ir" (the final IR, also under Triton's name
+"ttir"). A backend adds its own stages (e.g. "mtia-asm", "cpp", "json") with
+`register_stage(name, producer)`; producers run lazily, the first time a stage is read, and
+receive the CompiledKernel.
 """
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ def unregister_stage(name: str) -> None:
     _STAGE_PRODUCERS.pop(name, None)
 
 
+# Triton's names for our stages, so code that reads `compiled.asm["ttir"]` finds the block IR
+TRITON_STAGE_NAMES = {"ttir": "ir"}
+
+
 class Stages(Mapping):
     """Stage name -> text; backend stages are produced on first access and cached."""
 
@@ -33,6 +38,7 @@ class Stages(Mapping):
         self._texts = dict(texts)
 
     def __getitem__(self, name: str):
+        name = TRITON_STAGE_NAMES.get(name, name) if name not in self._texts else name
         if name not in self._texts:
             if name not in _STAGE_PRODUCERS:
                 raise KeyError(f"no stage {name!r}; available: {', '.join(self)}")

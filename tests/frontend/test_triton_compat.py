@@ -232,3 +232,50 @@ def dot_scaled_bad_format_kernel(A, C):
 def test_dot_scaled_unknown_format_is_refused():
     with pytest.raises(triton.CompilationError, match="lhs_format must be one of"):
         dot_scaled_bad_format_kernel[(1,)](np.zeros((16, 32), np.float16), np.zeros((16, 16), np.float32))
+
+
+# --- half precision on the MTIA chip ------------------------------------------------------------
+
+@triton.jit
+def half_scalar_kernel(Z, X, Y, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X)                       # a scalar f16/bf16 load (widened to f32 by the SE), broadcast
+    tl.store(Z + offs, x + tl.load(Y + offs))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+def test_a_half_scalar_load_broadcast(executor, dtype):
+    n = 64
+    x = RNG.standard_normal(1).astype(dtype)
+    y = RNG.standard_normal(n).astype(dtype)
+    z = np.full(n, np.nan, dtype)
+    launch(half_scalar_kernel, (1,), z, x, y, N=n, executor=executor)
+    np.testing.assert_array_equal(z, (x.astype(np.float32) + y.astype(np.float32)).astype(dtype))
+
+
+@triton.jit
+def bf16_rows_kernel(X, S, C, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(X + offs)
+    tl.store(S + tl.arange(0, M), tl.sum(x, 1))
+    tl.store(C + offs, tl.cumsum(x, 1))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_bf16_sums_and_scans_keep_their_fractions(executor):
+    """The RE accumulates bf16 in f32 (ml_dtypes' bf16 is numpy kind 'V': it was summed as an integer)."""
+    x = RNG.standard_normal((4, 32)).astype(ml_dtypes.bfloat16)
+    s = np.full(4, np.nan, ml_dtypes.bfloat16)
+    c = np.full((4, 32), np.nan, ml_dtypes.bfloat16)
+    launch(bf16_rows_kernel, (1,), x, s, c, M=4, N=32, executor=executor)
+    xf = x.astype(np.float32)
+    np.testing.assert_allclose(s.astype(np.float32), xf.sum(1), rtol=2e-2, atol=5e-2)
+    np.testing.assert_allclose(c.astype(np.float32), np.cumsum(xf, 1), rtol=2e-2, atol=5e-2)
+
+
+def test_the_block_ir_is_also_the_ttir_stage():
+    c = small_dot_kernel.compile(np.zeros((16, 16), np.float16), np.zeros((16, 16), np.float16),
+                                 np.zeros((16, 16), np.float32), M=16, N=16, K=16)
+    assert c.asm["ttir"] == c.asm["ir"] and "tt.dot" in c.asm["ttir"]
+    assert "ttir" not in list(c.asm)             # an alias, not a stage listed twice
