@@ -70,7 +70,7 @@ class AstToIR(ast.NodeVisitor):
             except RecursionError:
                 raise self.error(node, "maximum recursion depth exceeded while compiling") from None
             except Exception as e:   # user errors from the semantic layer, reported at this node
-                raise self.error(node, _message(e)) from None
+                raise self.error(node, _message(e)) from _bare(e)
 
     def error(self, node, msg: str) -> CompilationError:
         loc = self.src.loc(node)
@@ -95,7 +95,7 @@ class AstToIR(ast.NodeVisitor):
                         except CompilationError:
                             raise
                         except Exception as e:
-                            raise self.error(stmt, _message(e)) from None
+                            raise self.error(stmt, _message(e)) from _bare(e)
                     return
                 self.visit_stmts(stmt.body if _static_truth(cond) else stmt.orelse)
                 continue
@@ -736,6 +736,13 @@ def _global_value(v):
     if isinstance(v, _PY_SCALARS):
         return constexpr(v)
     return v
+
+
+def _bare(e: Exception) -> Exception:
+    """The semantic layer's error without the compiler's frames: kept as the CompilationError's
+    __cause__ (as Triton does), so `exc.__cause__` holds the plain message."""
+    e.__context__ = None
+    return e.with_traceback(None)
 
 
 def bind_arguments(src: FunctionSource, args, kwargs) -> dict:

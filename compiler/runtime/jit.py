@@ -132,7 +132,7 @@ class JITFunction:
             try:
                 compiled = self.compile_specs(specs)
             except CompilationError as e:   # show the user's call, not the compiler's frames
-                raise e.with_traceback(None) from None
+                raise e.with_traceback(None) from e.__cause__
             compiled.jit_function = self
             self.cache[key] = compiled
         return compiled

@@ -93,9 +93,11 @@ class PE:
                     written[a: a + t.nbytes] = True
 
     def check_initialized(self, cmd, written) -> None:
-        """A tile read must cover local-store bytes something wrote (an engine, a DMA or the core)."""
+        """A tile read must cover local-store bytes something wrote (an engine, a DMA or the core).
+        An `acc` output is read only by the DPE (out + a @ b); other engines just write it in place
+        (the SE widening a loaded f16 into an f32 in its own slot writes bytes the DMA did not)."""
         for name, t in cmd.tiles:
-            if t.mode in ("pop", "keep", "acc"):
+            if t.mode in ("pop", "keep") or (t.mode == "acc" and (name != "out" or cmd.ins.unit == "dpe")):
                 a = cmd.addr[name]
                 if not written[a: a + t.nbytes].all():
                     bad = a + int(np.argmin(written[a: a + t.nbytes]))

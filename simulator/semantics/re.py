@@ -11,7 +11,7 @@ from .tiles import store, view
 
 
 def _acc_dtype(dtype: np.dtype) -> np.dtype:
-    if dtype.kind == "f":
+    if dtype.kind in "fV":                  # ml_dtypes' bf16 and fp8 are kind "V"
         return np.dtype(np.float64) if dtype.itemsize == 8 else np.dtype(np.float32)
     if dtype.kind == "b":
         return np.dtype(np.int32)
@@ -37,7 +37,7 @@ _REDUCE = {
 def reduce(ctx, cmd):
     ins = cmd.ins
     a = view(ctx.ls, cmd.addr["a"], ins.a)
-    if a.dtype.kind == "f" and a.dtype.itemsize < 4:
+    if a.dtype.kind in "fV" and a.dtype.itemsize < 4:
         a = a.astype(np.float32)
     with np.errstate(all="ignore"):
         r = _REDUCE[ins.op](a, ins.axis)

@@ -279,3 +279,16 @@ def test_the_block_ir_is_also_the_ttir_stage():
                                  np.zeros((16, 16), np.float32), M=16, N=16, K=16)
     assert c.asm["ttir"] == c.asm["ir"] and "tt.dot" in c.asm["ttir"]
     assert "ttir" not in list(c.asm)             # an alias, not a stage listed twice
+
+
+@triton.jit
+def bad_axis_kernel(X):
+    tl.store(X, tl.program_id(20).to(tl.float32))
+
+
+def test_a_compile_errors_cause_is_the_plain_message():
+    """As in Triton, `exc.__cause__` is the semantic layer's error (without the compiler's frames)."""
+    with pytest.raises(triton.TritonError) as e:
+        bad_axis_kernel[(1,)](np.zeros(1, np.float32), executor="interpreter")
+    assert "program_id axis must be 0, 1, or 2 but got 20" in str(e.value.__cause__)
+    assert e.value.__cause__.__traceback__ is None
