@@ -4,16 +4,25 @@
   finish faster than its work at the config's peak rates allows.
 - Every kernel any test compiles checks that each printed IR stage parses back to the same text
   (compiler.runtime.compile.CHECK_ROUNDTRIP).
+- Property tests are derandomized: a run of the suite tries the same cases every time, so CI's
+  verdict does not depend on luck. `HYPOTHESIS_PROFILE=explore pytest tests/test_properties.py`
+  searches new random cases; what it finds is pinned as an explicit `@example`.
 """
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
 
 import compiler.runtime.compile as _compile
 from floor import assert_above_floor
 from simulator.machine import Machine
 
 _compile.CHECK_ROUNDTRIP = True
+settings.register_profile("suite", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 _run = Machine.run
 
 
