@@ -6,6 +6,12 @@ dtype. A descriptor's `valid` extents clip the box at run time (Triton masks tur
 shapes): elements outside are neither read nor written, and loads fill them with `pad`. Box
 transfers need a 32-byte aligned base address unless they set `unaligned=1`, the MTIA 2i mode for
 unaligned addresses, which costs a partial burst at each end of every contiguous run.
+
+A box may walk one dimension d by a remapped index instead of i_d, so that GPU kernels' wrapped and
+clamped rows stay one descriptor (the engine splits it into one box per contiguous part: two for a
+wrap of a dimension no longer than its bound):
+`wrap=[d, s, m]` steps by (s + i_d) rem m, C's remainder (Triton's `%`); `clamp=[d, s, b, f]` by
+s + i_d where that is < b, else f (`tl.where(offs < M, offs, f)`, `tl.minimum(offs, f)`).
 """
 from __future__ import annotations
 
@@ -15,25 +21,31 @@ from .instruction import Instr, instruction
 
 @instruction("dma.in", "dma")
 class DmaIn(Instr):
-    """dst[i] = mem[base + sum_k(i_k * strides[k]) * itemsize] for every index i of dst's box with
-    i_k < valid[k] (all of the box when valid is empty); the other elements of dst = pad."""
+    """dst[i] = mem[base + sum_k(j_k * strides[k]) * itemsize] for every index i of dst's box with
+    i_k < valid[k] (all of the box when valid is empty), j_k = i_k except along a wrapped or clamped
+    dimension (module docstring); the other elements of dst = pad."""
     dst: TileKind
     base: XReg
     strides: XList
     valid: XList = ()
     pad: FOrImm = 0.0
     unaligned: Imm = 0
+    wrap: XList = ()
+    clamp: XList = ()
 
 
 @instruction("dma.out", "dma")
 class DmaOut(Instr):
-    """mem[base + sum_k(i_k * strides[k]) * itemsize] = src[i] for every index i of src's box with
-    i_k < valid[k]; nothing else is written."""
+    """mem[base + sum_k(j_k * strides[k]) * itemsize] = src[i] for every index i of src's box with
+    i_k < valid[k], j_k as for dma.in (where a clamp sends several elements to one address, the last
+    in row-major order lands); nothing else is written."""
     src: TileKind
     base: XReg
     strides: XList
     valid: XList = ()
     unaligned: Imm = 0
+    wrap: XList = ()
+    clamp: XList = ()
 
 
 @instruction("dma.gather", "dma")

@@ -6,13 +6,18 @@ variables): `pid * 128 + 7`. An `Affine` describes a block whose element at inde
     base + i0 * strides[0] + i1 * strides[1] + ...        (offsets in elements of `root`'s type)
 
 with `base` and `strides` Polys. Pointer blocks carry the scalar pointer they are relative to in
-`root`. `analyze(value)` derives the form by walking the value's definition (splat, make_range,
-broadcast, expand_dims, trans, addptr, addi, subi, muli by a uniform, shli by a constant, integer
-casts); it returns None when the block is not affine, and the caller falls back to a gather.
+`root`. One dimension may step by a `Remap` f(i) instead of i: the wrapped rows of GPU kernels,
+`(start + arange(B)) % M`, and clamped ones, `tl.where(start + arange(B) < M, start + arange(B), c)`
+or `tl.minimum(start + arange(B), c)`; a DMA box walks such a dimension in at most two runs (more
+only when B exceeds M). `analyze(value)` derives the form by walking the value's definition (splat,
+make_range, broadcast, expand_dims, trans, addptr, addi, subi, muli by a uniform, shli by a
+constant, integer casts, remsi and select/minsi of a range); it returns None when the block is not
+of this form, and the caller falls back to a gather. Hints (`tl.multiple_of`, `tl.max_contiguous`)
+are attributes of the op they annotate and change nothing here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..ir import Op
 from ..ir.core import Value
@@ -92,20 +97,52 @@ ZERO = Poly()
 
 
 @dataclass(frozen=True)
+class Remap:
+    """Dimension `dim` steps by f(i) instead of i, with n = start + i:
+    wrap:  f(i) = n rem bound (C's remainder, as Triton's `%` on signed integers);
+    clamp: f(i) = n where n < bound, else fill."""
+    dim: int
+    kind: str
+    start: Poly
+    bound: Poly
+    fill: Poly = ZERO
+
+    def __str__(self) -> str:
+        n = f"({self.start} + i{self.dim})"
+        return f"{n} % ({self.bound})" if self.kind == "wrap" else f"{n} < ({self.bound}) ? {n} : ({self.fill})"
+
+
+@dataclass(frozen=True)
 class Affine:
     shape: tuple[int, ...]
     base: Poly
     strides: tuple[Poly, ...]
     root: Value | None = None          # the scalar pointer of a pointer block
+    remap: Remap | None = None         # strides[remap.dim] multiplies f(i) rather than i
 
     @property
     def uniform(self) -> bool:
         """Every element equal (no stride along any dimension)."""
         return not any(self.strides)
 
+    def same(self, o: "Affine") -> bool:
+        """Whether both describe the same block (polynomials compared by value)."""
+        return self.shape == o.shape and self.root is o.root and self.remap == o.remap and \
+            not (self.base - o.base) and not any(a - b for a, b in zip(self.strides, o.strides))
+
+    def range_dim(self) -> int | None:
+        """The dimension d when the block is start + i_d (stride 1 along d only, nothing remapped)."""
+        live = [d for d, st in enumerate(self.strides) if st]
+        if self.remap is not None or self.root is not None or len(live) != 1 or self.shape[live[0]] < 2:
+            return None
+        st = self.strides[live[0]]
+        return live[0] if st.is_const and st.value == 1 else None
+
     def __str__(self) -> str:
         root = f"{self.root.name_hint or 'ptr'} + " if self.root is not None else ""
-        return f"{root}{self.base} + " + " + ".join(f"i{d}*({s})" for d, s in enumerate(self.strides))
+        r = self.remap
+        terms = [f"{'f' if r is not None and r.dim == d else 'i'}{d}*({s})" for d, s in enumerate(self.strides)]
+        return f"{root}{self.base} + " + " + ".join(terms) + (f", f{r.dim} = {r}" if r is not None else "")
 
 
 def _shape(v: Value) -> tuple[int, ...]:
@@ -128,6 +165,25 @@ def _scalar_poly(v: Value) -> Poly:
             and not isinstance(op.attrs.get("value"), bool):
         return Poly.const(op.attrs["value"])
     return Poly.var(v)
+
+
+def _moved(r: Remap | None, dim: int | None) -> Remap | None:
+    """The remap with its dimension moved to `dim` (None drops it: the block is not of this form)."""
+    if r is None:
+        return None
+    return None if dim is None else replace(r, dim=dim)
+
+
+def _sum(shape, a: Affine, b: Affine, sign: int) -> Affine | None:
+    """a + b (sign 1) or a - b (sign -1); at most one of them may remap a dimension, along which the
+    other must not move."""
+    r = a.remap or b.remap
+    if a.remap is not None and b.remap is not None:
+        return None
+    if r is not None and (a if r is b.remap else b).strides[r.dim]:
+        return None
+    strides = tuple(x + y.scale(sign) for x, y in zip(a.strides, b.strides))
+    return Affine(shape, a.base + b.base.scale(sign), strides, a.root, r)
 
 
 def _analyze(v: Value, memo) -> Affine | None:
@@ -161,57 +217,100 @@ def _analyze(v: Value, memo) -> Affine | None:
         if s is None:
             return None
         strides = tuple(st if n == m else ZERO for st, n, m in zip(s.strides, _shape(op.src), shape))
-        return Affine(shape, s.base, strides, s.root)
+        return Affine(shape, s.base, strides, s.root, s.remap)     # a remapped dimension is never size 1
     if name == Op.EXPAND_DIMS:
         s = analyze(op.src, memo)
         if s is None:
             return None
+        axis = op.attrs["axis"]
         strides = list(s.strides)
-        strides.insert(op.attrs["axis"], ZERO)
-        return Affine(shape, s.base, tuple(strides), s.root)
+        strides.insert(axis, ZERO)
+        r = s.remap
+        return Affine(shape, s.base, tuple(strides), s.root, _moved(r, r and r.dim + (r.dim >= axis)))
     if name == Op.TRANS:
         s = analyze(op.src, memo)
         if s is None:
             return None
-        return Affine(shape, s.base, tuple(s.strides[i] for i in op.attrs["order"]), s.root)
+        order = list(op.attrs["order"])
+        r = s.remap
+        return Affine(shape, s.base, tuple(s.strides[i] for i in order), s.root, _moved(r, r and order.index(r.dim)))
     if name == Op.RESHAPE:
         s = analyze(op.src, memo)
         src = _shape(op.src)
         if s is None or [d for d in src if d != 1] != [d for d in shape if d != 1]:
             return None          # only size-1 dimensions may come and go
-        live = iter([st for st, n in zip(s.strides, src) if n != 1])
-        return Affine(shape, s.base, tuple(next(live) if n != 1 else ZERO for n in shape), s.root)
+        live = [d for d, n in enumerate(src) if n != 1]
+        new_live = [d for d, n in enumerate(shape) if n != 1]
+        it = iter([s.strides[d] for d in live])
+        r = s.remap
+        return Affine(shape, s.base, tuple(next(it) if n != 1 else ZERO for n in shape), s.root,
+                      _moved(r, r and new_live[live.index(r.dim)]))
     if name == Op.PTR_BITCAST:               # same-size elements (i1 <-> i8): the same addresses
         s = analyze(op.x, memo)
         if s is None or op.x.type.scalar.element_ty.itemsize != t.scalar.element_ty.itemsize:
             return None
-        return Affine(shape, s.base, s.strides, s.root)
+        return replace(s, shape=shape)
     if name in (Op.EXTSI, Op.EXTUI, Op.TRUNCI):
         s = analyze(op.x, memo)
-        return None if s is None else Affine(shape, s.base, s.strides, s.root)
+        return None if s is None else replace(s, shape=shape)
     if name in (Op.ADDI, Op.ADDPTR, Op.SUBI):
         a, b = (analyze(x, memo) for x in op.operands)
-        if a is None or b is None or b.root is not None:
+        if a is None or b is None or b.root is not None or (name == Op.SUBI and a.root is not None):
             return None
-        if name == Op.SUBI:
-            if a.root is not None:
-                return None
-            return Affine(shape, a.base - b.base, tuple(x - y for x, y in zip(a.strides, b.strides)))
-        return Affine(shape, a.base + b.base, tuple(x + y for x, y in zip(a.strides, b.strides)), a.root)
-    if name == Op.MULI:
+        return _sum(shape, a, b, -1 if name == Op.SUBI else 1)
+    if name in (Op.MULI, Op.SHLI):
         a, b = (analyze(x, memo) for x in op.operands)
         if a is None or b is None or a.root is not None or b.root is not None:
             return None
-        if b.uniform:
-            a, b = b, a
-        if not a.uniform:
-            return None                  # a product of two varying blocks is not affine
-        k = a.base
-        return Affine(shape, b.base * k, tuple(s * k for s in b.strides))
-    if name == Op.SHLI:
+        if name == Op.SHLI:
+            if not b.uniform or not b.base.is_const:
+                return None
+            k = Poly.const(1 << b.base.value)
+        else:
+            if b.uniform:
+                a, b = b, a
+            if not a.uniform:
+                return None                  # a product of two varying blocks is not affine
+            k, a = a.base, b
+        return Affine(shape, a.base * k, tuple(s * k for s in a.strides), None, a.remap)
+    if name == Op.REMSI:                     # (start + i) % bound
         a, b = (analyze(x, memo) for x in op.operands)
-        if a is None or b is None or not b.uniform or not b.base.is_const or a.root is not None:
+        return _remapped(shape, a, b, "wrap")
+    if name == Op.MINSI:                     # min(start + i, c): clamped at c
+        a, b = (analyze(x, memo) for x in op.operands)
+        if a is not None and a.uniform:
+            a, b = b, a
+        if b is None or not b.uniform:
             return None
-        k = Poly.const(1 << b.base.value)
-        return Affine(shape, a.base * k, tuple(s * k for s in a.strides))
+        return _remapped(shape, a, Affine(shape, b.base + Poly.const(1), zeros), "clamp", b.base)
+    if name == Op.SELECT:                    # tl.where(start + i < bound, start + i, fill)
+        return _clamp(op, shape, memo)
     return None
+
+
+def _remapped(shape, a: Affine | None, bound: Affine | None, kind: str, fill: Poly = ZERO) -> Affine | None:
+    if a is None or bound is None or not bound.uniform or bound.root is not None:
+        return None
+    d = a.range_dim()
+    if d is None:
+        return None
+    strides = tuple(Poly.const(1) if k == d else ZERO for k in range(len(shape)))
+    return Affine(shape, ZERO, strides, None, Remap(d, kind, a.base, bound.base, fill))
+
+
+def _clamp(op, shape, memo) -> Affine | None:
+    cond, x, fill = op.cond, op.true_value, op.false_value
+    c = cond.owner
+    if not cond.type.is_block() or not hasattr(c, "name") or c.name != Op.CMPI:
+        return None
+    pred = c.attrs["predicate"]
+    lhs, rhs = analyze(c.lhs, memo), analyze(c.rhs, memo)
+    if pred in ("sgt", "sge"):                    # bound > n is n < bound
+        lhs, rhs, pred = rhs, lhs, {"sgt": "slt", "sge": "sle"}[pred]
+    xa, fa = analyze(x, memo), analyze(fill, memo)
+    if pred not in ("slt", "sle") or lhs is None or rhs is None or xa is None or fa is None or \
+            not fa.uniform or fa.root is not None or tuple(c.lhs.type.shape) != shape or \
+            not lhs.same(xa):
+        return None
+    bound = rhs if pred == "slt" else replace(rhs, base=rhs.base + Poly.const(1))
+    return _remapped(shape, xa, bound, "clamp", fa.base)

@@ -17,14 +17,19 @@ CAS = "mtia.cas"
 TO_SCALAR = "mtia.to_scalar"
 
 if LOAD_BOX not in OP_DEFS:
-    define(LOAD_BOX, """A box DMA into the local store: result[i] = ptr[sum(i_k * strides_k)] where every
+    define(LOAD_BOX, """A box DMA into the local store: result[i] = ptr[sum(j_k * strides_k)] where every
 i_k < valid_k, else the padding (attr pad, or the `other` operand when the padding is not a constant).
 ptr is the element at index 0; strides (elements) and valid extents are `rank` i64 scalars each.
-attrs: rank, pad, unaligned.""", operands=("ptr", "strides*rank", "valid*rank", "other?"), attrs=("rank",),
+j_k = i_k, except along dimension remap_dim when attr remap is set: (start + i) % bound for "wrap",
+start + i where that is < bound, else fill, for "clamp"; the `remap_args` remap scalars are start,
+bound (and fill). attrs: rank, pad, unaligned, remap, remap_dim, remap_args.""",
+           operands=("ptr", "strides*rank", "valid*rank", "remap*remap_args", "other?"), attrs=("rank",),
            pure=False)
-    define(STORE_BOX, """A box DMA out of the local store: ptr[sum(i_k * strides_k)] = value[i] where every
-i_k < valid_k; strides and valid extents are `rank` i64 scalars each. attrs: rank, unaligned.""",
-           operands=("ptr", "value", "strides*rank", "valid*rank"), results=0, attrs=("rank",), pure=False)
+    define(STORE_BOX, """A box DMA out of the local store: ptr[sum(j_k * strides_k)] = value[i] where every
+i_k < valid_k, j_k as for mtia.load_box; strides and valid extents are `rank` i64 scalars each.
+attrs: rank, unaligned, remap, remap_dim, remap_args.""",
+           operands=("ptr", "value", "strides*rank", "valid*rank", "remap*remap_args"), results=0, attrs=("rank",),
+           pure=False)
     define(GATHER, """Element-wise DMA: result[i] = ptr[offsets[i]] where mask[i] (offsets: an integer block,
 in elements), else the padding (attr pad: the constant for masked-off elements).""",
            operands=("ptr", "offsets", "mask?"), pure=False)

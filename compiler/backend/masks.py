@@ -82,8 +82,8 @@ def _scalar_condition(c: Value, shape) -> BoxMask | None:
 def _compare(op, shape) -> BoxMask | None:
     pred = op.attrs["predicate"]
     a, b = analyze(op.lhs), analyze(op.rhs)
-    if a is None or b is None or a.root is not None or b.root is not None:
-        return None
+    if a is None or b is None or a.root is not None or b.root is not None or a.remap or b.remap:
+        return None                     # a remapped (wrapped, clamped) index is not a bound on i
     if pred in _LESS:
         d, inclusive = (a, b), _LESS[pred]
     elif pred in _GREATER:

@@ -158,8 +158,9 @@ class OpDef:
     whether it is free of side effects, and its semantics.
 
     Operand names: "x" one value, "x?" optional (absent ones are trailing), "xs*" any number,
-    "xs*rank" as many as the op's attribute `rank` says. Each name is an accessor on the op:
-    `op.mask` is the value (None when absent), `op.strides` a tuple."""
+    "xs*rank" as many as the op's attribute `rank` says (none when `rank` is absent and not a required
+    attribute). Each name is an accessor on the op: `op.mask` is the value (None when absent),
+    `op.strides` a tuple."""
     name: Op
     doc: str
     operands: tuple[str, ...] = ()
@@ -193,7 +194,7 @@ class OpDef:
             if kind == "one":
                 fixed += 1
             elif kind == "var" and size_attr is not None:
-                k = op.attrs.get(size_attr)
+                k = op.attrs.get(size_attr, None if size_attr in self.attrs else 0)
                 if not isinstance(k, int) or k < 0:
                     raise VerifyError(f"'{op.name}' op needs an integer attribute '{size_attr}' "
                                       f"(the count of its {name} operands)")

@@ -24,13 +24,27 @@ from .llc import LLC
 
 @dataclass
 class Access:
-    """What a transfer touches: `starts` (byte addresses) of runs of `run_bytes` contiguous bytes."""
+    """What a transfer touches: `starts` (byte addresses) of runs of `run_bytes` contiguous bytes
+    (one length for all runs, or one per run when a descriptor joins boxes of different runs)."""
     starts: np.ndarray
-    run_bytes: int
+    run_bytes: int | np.ndarray
 
     @property
     def nbytes(self) -> int:
+        if isinstance(self.run_bytes, np.ndarray):
+            return int(self.run_bytes.sum())
         return int(self.starts.size) * self.run_bytes
+
+    def span(self) -> tuple[int, int]:
+        """[lowest, highest) byte address touched."""
+        return int(self.starts.min()), int((self.starts + self.run_bytes).max())
+
+    @staticmethod
+    def join(parts: list["Access"]) -> "Access":
+        """The runs of several boxes one descriptor covers."""
+        starts = np.concatenate([p.starts for p in parts])
+        runs = np.concatenate([np.broadcast_to(np.int64(p.run_bytes), p.starts.shape) for p in parts])
+        return Access(starts, int(runs[0]) if np.all(runs == runs[0]) else runs)
 
 
 class MemorySystem:

@@ -13,6 +13,7 @@ from isa.types import np_dtype
 
 from ..chip.memory_system import Access
 from ..errors import SanitizerError
+from ..semantics.dma import boxes
 from .engine import Engine, ls_bytes
 
 READS_AT_START = (dma.DmaIn, dma.DmaGather, dma.DmaRows)
@@ -46,7 +47,7 @@ class DMA(Engine):
             acc, write = self.access(cmd)
             t = self.idle_clock()
             if acc is not None and not write:
-                lo, hi = int(acc.starts.min()), int(acc.starts.max()) + acc.run_bytes
+                lo, hi = acc.span()
                 for wlo, whi, wev in list(self.inflight_writes):
                     if wlo < hi and lo < whi and not wev.triggered:
                         self.waiting = ("store", wlo, whi)
@@ -65,7 +66,7 @@ class DMA(Engine):
             if acc is not None:
                 self.bytes += acc.nbytes
                 if write:
-                    entry = (int(acc.starts.min()), int(acc.starts.max()) + acc.run_bytes, cmd.done)
+                    entry = (*acc.span(), cmd.done)
                     self.inflight_writes.append(entry)
             if self.inflight == 0:
                 self.busy_since = start
@@ -101,17 +102,18 @@ class DMA(Engine):
         if t is dma.DmaIn or t is dma.DmaOut:
             tile = ins.dst if t is dma.DmaIn else ins.src
             isz = np_dtype(tile.dtype).itemsize
-            if v["base"] % self.c.align_bytes and not v["unaligned"]:
-                raise SanitizerError(
-                    f"{cmd.where()}: address {v['base']:#x} is not {self.c.align_bytes}-byte aligned, as box "
-                    f"DMA requires; set unaligned=1 (the unaligned-address mode) or align the array/offset")
             shape = clip(tile.shape, v["valid"])
             if len(v["strides"]) != len(tile.shape):
                 raise SanitizerError(f"{cmd.where()}: {len(v['strides'])} strides for a "
                                      f"{len(tile.shape)}-dimensional tile")
             if 0 in shape:
+                self.check_aligned(cmd, v["base"])
                 return None, t is dma.DmaOut
-            return box_access(v["base"], isz, shape, v["strides"]), t is dma.DmaOut
+            parts = boxes(v, shape, isz, cmd.where)
+            for base, _, _, _ in parts:
+                self.check_aligned(cmd, base)
+            acc = [box_access(base, isz, sh, st) for base, _, sh, st in parts]
+            return (acc[0] if len(acc) == 1 else Access.join(acc)), t is dma.DmaOut
         if t is dma.DmaPrefetch:
             n = int(v["nbytes"])
             return (Access(np.array([v["base"]], np.int64), n) if n > 0 else None), False
@@ -121,6 +123,13 @@ class DMA(Engine):
             return None, write
         isz = np_dtype(tile.dtype).itemsize
         return Access(v["base"] + offs * isz, run * isz), write
+
+    def check_aligned(self, cmd, base: int) -> None:
+        """Each box of a descriptor starts at an aligned address unless it is in the unaligned mode."""
+        if base % self.c.align_bytes and not cmd.vals["unaligned"]:
+            raise SanitizerError(
+                f"{cmd.where()}: address {base:#x} is not {self.c.align_bytes}-byte aligned, as box "
+                f"DMA requires; set unaligned=1 (the unaligned-address mode) or align the array/offset")
 
     def element_offsets(self, cmd):
         from ..semantics.tiles import view

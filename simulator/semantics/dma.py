@@ -46,6 +46,54 @@ def _offsets(ctx, cmd, shape) -> np.ndarray:
     return np.broadcast_to(view(ctx.ls, cmd.addr["offsets"], cmd.ins.offsets).astype(np.int64), shape)
 
 
+def boxes(vals, box: tuple[int, ...], isz: int, where) -> list:
+    """The plain boxes a box descriptor covers: (byte base, tile slices, shape, element strides) each.
+    One box, unless a dimension is wrapped or clamped (`wrap=[d, s, m]`, `clamp=[d, s, b, f]`): then one
+    per contiguous part of that dimension (a wrapped part steps by 1, a clamped tail repeats row f)."""
+    base, strides = vals["base"], tuple(vals["strides"])
+    full = tuple(slice(0, n) for n in box)
+    wrap, clamp = vals.get("wrap", ()), vals.get("clamp", ())
+    if not wrap and not clamp:
+        return [(base, full, box, strides)]
+    spec = wrap or clamp
+    if wrap and clamp or len(spec) != (3 if wrap else 4) or not 0 <= spec[0] < len(box):
+        raise SanitizerError(f"{where()}: wrap=[dim, start, bound] or clamp=[dim, start, bound, fill] (one of "
+                             f"them, dim < {len(box)}), got wrap={list(wrap)}, clamp={list(clamp)}")
+    d, start, bound = (int(x) for x in spec[:3])
+    n = box[d]
+    if wrap:
+        parts = _wrap_parts(start, bound, n, where)
+    else:
+        k = min(max(bound - start, 0), n)
+        parts = [p for p in ((0, k, start, 1), (k, n - k, int(spec[3]), 0)) if p[1]]
+    out = []
+    for i0, count, j0, step in parts:
+        sl = list(full)
+        sl[d] = slice(i0, i0 + count)
+        shape = list(box)
+        shape[d] = count
+        st = list(strides)
+        st[d] = strides[d] * step
+        out.append((base + j0 * strides[d] * isz, tuple(sl), tuple(shape), tuple(st)))
+    return out
+
+
+def _wrap_parts(start: int, bound: int, n: int, where) -> list:
+    """(first index, count, first j, step 1) of each contiguous part of j = (start + i) rem bound, i < n."""
+    if bound <= 0:
+        raise SanitizerError(f"{where()}: wraps a dimension by {bound}: the bound of `%` must be positive")
+    if start < 0:                     # C's remainder keeps the dividend's sign: cut where j does not step by 1
+        j = np.fmod(start + np.arange(n, dtype=np.int64), bound)
+        cuts = [0, *(np.flatnonzero(np.diff(j) != 1) + 1).tolist(), n]
+        return [(i0, i1 - i0, int(j[i0]), 1) for i0, i1 in zip(cuts, cuts[1:])]
+    parts, i, j = [], 0, start % bound
+    while i < n:
+        count = min(n - i, bound - j)
+        parts.append((i, count, j, 1))
+        i, j = i + count, 0
+    return parts
+
+
 @semantics(dma.DmaIn)
 def dma_in(ctx, cmd):
     ins, v = cmd.ins, cmd.vals
@@ -55,9 +103,10 @@ def dma_in(ctx, cmd):
         dst[...] = source(ctx, cmd, "pad", dst.dtype)
     if 0 in box:
         return
-    src = ctx.gmem.box_view(v["base"], dst.dtype, box, v["strides"], cmd.oob("load"))
-    ctx.gmem.track(v["base"], dst.dtype.itemsize, box, v["strides"], False, cmd.where)
-    dst[tuple(slice(0, n) for n in box)] = src
+    for base, sl, shape, strides in boxes(v, box, dst.dtype.itemsize, cmd.where):
+        src = ctx.gmem.box_view(base, dst.dtype, shape, strides, cmd.oob("load"))
+        ctx.gmem.track(base, dst.dtype.itemsize, shape, strides, False, cmd.where)
+        dst[sl] = src
 
 
 @semantics(dma.DmaOut)
@@ -67,9 +116,14 @@ def dma_out(ctx, cmd):
     box = _clip(ins.src.shape, v["valid"])
     if 0 in box:
         return
-    dst = ctx.gmem.box_view(v["base"], src.dtype, box, v["strides"], cmd.oob("store"))
-    dst[...] = src[tuple(slice(0, n) for n in box)]
-    ctx.gmem.track(v["base"], src.dtype.itemsize, box, v["strides"], True, cmd.where)
+    for base, sl, shape, strides in boxes(v, box, src.dtype.itemsize, cmd.where):
+        dst = ctx.gmem.box_view(base, src.dtype, shape, strides, cmd.oob("store"))
+        part = src[sl]
+        if 0 in strides:             # a clamped tail: several elements to one address, the last lands
+            dst[...] = part[tuple(slice(-1, None) if s == 0 else slice(None) for s in strides)]
+        else:
+            dst[...] = part
+        ctx.gmem.track(base, src.dtype.itemsize, shape, strides, True, cmd.where)
 
 
 @semantics(dma.DmaGather)

@@ -1,4 +1,5 @@
-"""DMA commands: box transfers (masks as valid extents), element-wise gathers, scatters and atomics."""
+"""DMA commands: box transfers (masks as valid extents, wrapped or clamped rows as remaps), element-wise
+gathers, scatters and atomics."""
 from __future__ import annotations
 
 from isa import dma
@@ -14,17 +15,25 @@ def _mask(g, op):
     return g.tile(op.mask, op) if op.mask is not None else None
 
 
+def _remap(g, op) -> dict:
+    """The DMA's wrap=[dim, start, bound] / clamp=[dim, start, bound, fill] field from a box op's remap."""
+    kind = op.attrs.get("remap")
+    return {kind: (op.attrs["remap_dim"], *g.xlist(op.remap))} if kind else {}
+
+
 def _load_box(g, op) -> None:
     out = g.out_tile(op)
     pad = g.scalar_src(op.other) if op.other is not None else float(op.attrs.get("pad", 0))
     g.e.emit(dma.DmaIn, _where(op), dst=out, base=g.reg(op.ptr), strides=g.xlist(op.strides),
-             valid=g.valid(op.valid, out.shape), pad=pad, unaligned=int(bool(op.attrs.get("unaligned"))))
+             valid=g.valid(op.valid, out.shape), pad=pad, unaligned=int(bool(op.attrs.get("unaligned"))),
+             **_remap(g, op))
 
 
 def _store_box(g, op) -> None:
     src = g.tile(op.value, op)
     g.e.emit(dma.DmaOut, _where(op), src=src, base=g.reg(op.ptr), strides=g.xlist(op.strides),
-             valid=g.valid(op.valid, src.shape), unaligned=int(bool(op.attrs.get("unaligned"))))
+             valid=g.valid(op.valid, src.shape), unaligned=int(bool(op.attrs.get("unaligned"))),
+             **_remap(g, op))
 
 
 def _gather(g, op) -> None:

@@ -3,7 +3,9 @@
 A pointer block that is affine in the program's indices (`ptr + pid * B + arange(B)`, 2-D tiles
 with row strides, `ptr[None, :]` broadcasts) becomes one box DMA (`mtia.load_box` /
 `mtia.store_box`) with its base address, strides and, from the mask, its valid extents computed by
-scalar code. Dimensions along which the address does not move are loaded once and broadcast in the
+scalar code. A dimension whose index wraps (`% M`) or is clamped (`tl.where(offs < M, offs, 0)`)
+stays a box: the op names the remap (attrs remap, remap_dim) and takes its start, bound (and
+fill) as scalars, and the DMA walks that dimension in its contiguous parts. Dimensions along which the address does not move are loaded once and broadcast in the
 local store. Anything else (data-dependent offsets, masks that are not boxes, atomics) becomes an
 element-wise `mtia.gather` / `mtia.scatter` / `mtia.atomic` on integer offsets from a root pointer.
 Scalar (0-d) loads and stores stay as they are for the control core.
@@ -113,14 +115,44 @@ def _divisibility(v: Value) -> int:
     return 1
 
 
-def _aligned(root: Value, base: Poly, isz: int, align: int) -> bool:
-    """Whether root + base * isz is provably `align`-byte aligned."""
+def _box_aligned(aff: Affine, isz: int, align: int) -> bool:
+    """Whether every box the DMA makes of `aff` provably starts `align`-byte aligned: the base, and with a
+    remapped dimension each part's start along it, j * stride with j the start's remainder (a wrap),
+    the start or the fill (a clamp), or 0."""
+    if not _aligned(aff.root, aff.base, isz, align):
+        return False
+    r = aff.remap
+    if r is None:
+        return True
+    j = gcd(_divisor(r.start), _divisor(r.bound if r.kind == "wrap" else r.fill))
+    return _divisor(aff.strides[r.dim]) * j * isz % align == 0
+
+
+def _remap_operands(b: Builder, aff: Affine) -> tuple[list, dict]:
+    """(scalar operands, attrs) naming a remapped dimension: start and bound, and fill for a clamp."""
+    r = aff.remap
+    if r is None:
+        return [], {}
+    vals = [materialize(b, r.start), materialize(b, r.bound)]
+    if r.kind == "clamp":
+        vals.append(materialize(b, r.fill))
+    return vals, {"remap": r.kind, "remap_dim": r.dim, "remap_args": len(vals)}
+
+
+def _divisor(p: Poly) -> int:
+    """A known divisor of the polynomial's value at run time (0 for the zero polynomial)."""
     g = 0
-    for mono, c in base.terms:
+    for mono, c in p.terms:
         d = abs(c)
         for v in mono:
             d *= _divisibility(v)
-        g = gcd(g, d * isz)
+        g = gcd(g, d)
+    return g
+
+
+def _aligned(root: Value, base: Poly, isz: int, align: int) -> bool:
+    """Whether root + base * isz is provably `align`-byte aligned."""
+    g = _divisor(base) * isz
     if g and g % align:
         return False
     return _root_aligned(root, align)
@@ -202,8 +234,9 @@ def _lower_load(op: Operation, align: int) -> None:
         ld_shape = tuple(1 if d in bdims else n for d, n in enumerate(shape))
         p, strides, valid = _box_operands(b, aff, box, ld_shape)
         isz = ptr.type.scalar.element_ty.itemsize
-        operands = [p, *strides, *valid]
-        attrs = {"rank": len(shape), "unaligned": not _aligned(aff.root, aff.base, isz, align)}
+        remap, remap_attrs = _remap_operands(b, aff)
+        operands = [p, *strides, *valid, *remap]
+        attrs = {"rank": len(shape), "unaligned": not _box_aligned(aff, isz, align), **remap_attrs}
         if uniform_other and not isinstance(pad, Value):
             attrs["pad"] = pad
         elif uniform_other:
@@ -244,8 +277,9 @@ def _lower_store(op: Operation, align: int) -> None:
     if aff is not None and aff.root is not None and box is not None:
         p, strides, valid = _box_operands(b, aff, box, tuple(ptr.type.shape))
         isz = ptr.type.scalar.element_ty.itemsize
-        b.create(mtia.STORE_BOX, [p, value, *strides, *valid], [],
-                 {"rank": len(ptr.type.shape), "unaligned": not _aligned(aff.root, aff.base, isz, align)})
+        remap, remap_attrs = _remap_operands(b, aff)
+        b.create(mtia.STORE_BOX, [p, value, *strides, *valid, *remap], [],
+                 {"rank": len(ptr.type.shape), "unaligned": not _box_aligned(aff, isz, align), **remap_attrs})
     else:
         root, offs = split_pointer(b, ptr)
         b.create(mtia.SCATTER, [root, offs, value] + ([mask] if mask is not None else []), [])

@@ -3,7 +3,9 @@
 The folder evaluates ops with the reference interpreter's definitions (`interpreter.ops.EVAL`), so a
 folded value is by construction what the op would have computed at run time. Only results that are
 uniform (a scalar, or a block holding one value) become `arith.constant`s; identities remove
-`x + 0`, `x - 0`, `x * 1` on integers and `x * 1.0` on floats, and casts to the same type.
+`x + 0`, `x - 0`, `x * 1` on integers and `x * 1.0` on floats, and casts to the same type. An
+`scf.if` on a constant condition is replaced by the branch it takes (Inductor's templates test
+compile-time strides that way), so the analyses after it see the values that branch computes.
 """
 from __future__ import annotations
 
@@ -49,6 +51,10 @@ class ConstantFold:
         from ...interpreter.ops import EVAL
         changed = False
         for op in list(module.walk()):
+            if op.name == Op.IF and op.parent is not None and _is_const(op.cond):
+                _inline_taken_branch(op)
+                changed = True
+                continue
             if op.parent is None or len(op.results) != 1 or op.regions:
                 continue
             d = OP_DEFS.get(op.name)
@@ -105,3 +111,17 @@ class ConstantFold:
         if op.name == Op.MULF and ca == 1.0:
             return b
         return None
+
+
+def _inline_taken_branch(op: Operation) -> None:
+    """Move the ops of the branch a constant condition takes before the `scf.if`; its yield's values
+    replace the if's results."""
+    taken = 0 if op.cond.owner.attrs["value"] else 1
+    block = op.regions[taken].block
+    for inner in list(block.ops):
+        if inner is block.terminator:
+            break
+        inner.move_before(op)
+    for r, v in zip(op.results, block.terminator.operands):
+        r.replace_all_uses_with(v)
+    op.erase()
