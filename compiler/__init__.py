@@ -9,7 +9,7 @@ from .errors import (CompilationError, CompileTimeError, DeviceAssertionError, K
                      OutOfResources, StepLimitError, TritonError)
 from .language.core import constexpr_function
 from .runtime import (CompiledKernel, Config, JITFunction, RunRecord, autotune, compile, heuristics, jit,
-                      register_executor, register_stage, set_executor, use_executor)
+                      register_executor, register_stage, reinterpret, set_executor, use_executor, TensorWrapper)
 from .runtime.jit import resolve_grid  # noqa: F401
 from .runtime import mtia_executor as _mtia  # noqa: E402  (registers the "mtia" executor and its stages)
 
@@ -48,4 +48,4 @@ __all__ = ["language", "TritonError", "CompilationError", "CompileTimeError", "D
            "OutOfBoundsError", "CompiledKernel", "Config", "JITFunction", "RunRecord", "autotune", "compile",
            "heuristics", "jit", "register_executor", "register_stage", "set_executor", "use_executor", "cdiv",
            "next_power_of_2", "set_allocator", "testing", "OutOfResources", "StepLimitError", "constexpr_function",
-           "must_use_result"]
+           "must_use_result", "reinterpret", "TensorWrapper"]

@@ -183,7 +183,7 @@ NOT_OFFERED = {
     },
     "triton.language.math": {"List", "T", "core", "wraps"},  # module imports, not API
     "triton": {"AsyncCompileMode", "FutureKernel", "InterpreterError", "KernelInterface", "MockTensor",
-               "TensorWrapper", "TritonError", "backends", "compiler", "knobs", "reinterpret", "tools"},
+               "TritonError", "backends", "compiler", "knobs", "tools"},
     "triton.testing": {"Any", "Dict", "List", "functools", "os", "runtime", "statistics", "subprocess", "sys",
                        "tl", "cuda_memcheck", "nvsmi"},   # module imports; CUDA tools
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -82,3 +83,24 @@ def test_torch_is_imported_only_for_a_tensor(tmp_path):
         "x = np.zeros(1, np.float32); k[(1,)](x); k[(1,)](x, executor='mtia')\n"
         "assert x[0] == 2 and 'torch' not in sys.modules, sorted(m for m in sys.modules if 'torch' in m)\n")
     subprocess.run([sys.executable, str(script)], check=True, timeout=300)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_reinterpret_reads_a_tensors_bytes_as_another_dtype(executor):
+    """triton.reinterpret: fp8 kept in a uint8 tensor, unsigned ints in a signed tensor, read and written
+    in place as the named dtype."""
+    rng = np.random.default_rng(3)
+    vals = rng.uniform(-8, 8, 16).astype(ml_dtypes.float8_e5m2)
+    x = torch.from_numpy(vals.view(np.uint8).copy())
+    o = torch.full((16,), 0xFF, dtype=torch.uint8)              # 0xFF is a NaN in e5m2
+    launch(strided_add_one, (1,), triton.reinterpret(x, tl.float8e5), triton.reinterpret(o, tl.float8e5), 16, 1, 1,
+           BLOCK=16, executor=executor)
+    expect = (vals.astype(np.float32) + 1).astype(ml_dtypes.float8_e5m2)
+    np.testing.assert_array_equal(o.numpy().view(ml_dtypes.float8_e5m2), expect)
+    big = torch.from_numpy(rng.integers(2**31, 2**32 - 2, 8, dtype=np.uint32).view(np.int32).copy())
+    out = torch.zeros(8, dtype=torch.int32)
+    launch(strided_add_one, (1,), triton.reinterpret(big, tl.uint32), triton.reinterpret(out, tl.uint32), 8, 1, 1,
+           BLOCK=8, executor=executor)
+    np.testing.assert_array_equal(out.numpy().view(np.uint32), big.numpy().view(np.uint32) + 1)
+    with pytest.raises(TypeError, match="2-byte elements"):
+        triton.reinterpret(torch.zeros(2, dtype=torch.int16), tl.float32)

@@ -13,10 +13,10 @@ from .device import DeviceArray, device_array
 from .executor import (Executor, KernelArgs, LaunchOptions, RunRecord, get_executor, register_executor,
                        registered_executors, set_executor, use_executor)
 from .jit import JITFunction, jit, register_launch_keyword
-from .memory import DeviceBuffer, PointerArg
+from .memory import DeviceBuffer, PointerArg, TensorWrapper, reinterpret
 
 __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics", "compile", "CompiledKernel", "Stages",
            "register_stage", "unregister_stage", "Executor", "KernelArgs", "LaunchOptions", "RunRecord",
            "get_executor", "register_executor", "registered_executors", "set_executor", "use_executor",
            "JITFunction", "jit", "register_launch_keyword", "DeviceBuffer", "PointerArg", "DeviceArray",
-           "device_array"]
+           "device_array", "TensorWrapper", "reinterpret"]

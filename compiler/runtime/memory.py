@@ -27,10 +27,38 @@ DEVICE_BASE = DRAM_BASE + (32 << 30)    # device arrays (device.py) from here up
 ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
 
 
+@dataclass(frozen=True, eq=False)
+class TensorWrapper:
+    """`triton.reinterpret(tensor, dtype)`: a host array or CPU tensor whose bytes a launch reads as
+    another element type of the same size (fp8 kept in uint8 tensors, unsigned ints in signed ones)."""
+    base: object
+    dtype: T.ScalarType
+
+    @property
+    def shape(self):
+        return self.base.shape
+
+    def numel(self) -> int:
+        return int(np.prod(self.base.shape))
+
+
+def reinterpret(tensor, dtype: T.ScalarType) -> TensorWrapper:
+    """Triton's triton.reinterpret: the same memory, seen by kernels as elements of `dtype`."""
+    if isinstance(tensor, TensorWrapper):
+        tensor = tensor.base
+    size = host_array(tensor).dtype.itemsize
+    if not isinstance(dtype, T.ScalarType) or dtype.itemsize != size:
+        raise TypeError(f"reinterpret: {dtype} does not have the {size}-byte elements of the tensor")
+    return TensorWrapper(tensor, dtype)
+
+
 def host_array(v):
     """A numpy view of a CPU torch tensor, sharing its memory (its strides and storage offset too), so a
-    launch reads the tensor's bytes in place and writes results back into it; anything else as it is.
+    launch reads the tensor's bytes in place and writes results back into it; a reinterpreted one viewed
+    as its new dtype; anything else as it is.
     torch is never imported here: a tensor's own module is used, only when the user passed one."""
+    if isinstance(v, TensorWrapper):
+        return host_array(v.base).view(v.dtype.np_dtype)
     if type(v).__module__.split(".")[0] != "torch" or not hasattr(v, "untyped_storage"):
         return v
     torch = sys.modules["torch"]
