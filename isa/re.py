@@ -9,8 +9,9 @@ from .instruction import Instr, instruction
 @instruction("re.reduce", "re")
 class ReReduce(Instr):
     """out = op over axis `axis` of a. out's shape is a's with that axis removed or kept as 1.
-    Sums of floats accumulate in f32 (f64 for f64); argmax/argmin give the first index of the
-    extreme value as i32; a nan is the extreme for max/min (Triton's semantics)."""
+    Sums of floats accumulate in f32 (f64 for f64). max/min ignore NaNs (IEEE maxNum/minNum: NaN only
+    when every element is NaN), as Triton's tl.max/tl.min do; argmax/argmin give the first index of
+    that extreme as i32 (0 when every element is NaN)."""
     out: TileKind
     a: TileKind
     op: choice("sum", "max", "min", "prod", "argmax", "argmin", "and", "or", "xor")
@@ -19,7 +20,8 @@ class ReReduce(Instr):
 
 @instruction("re.scan", "re")
 class ReScan(Instr):
-    """out = the inclusive prefix op of a along `axis` (reverse=1 scans from the end)."""
+    """out = the inclusive prefix op of a along `axis` (reverse=1 scans from the end); max/min ignore
+    NaNs as re.reduce's do."""
     out: TileKind
     a: TileKind
     op: choice("sum", "prod", "max", "min")

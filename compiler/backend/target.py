@@ -43,9 +43,11 @@ VIEW_OPS = (Op.EXPAND_DIMS, Op.RESHAPE)          # same bytes, another shape, wh
 # element-wise ops that are address arithmetic, not data: materialize-pointers removes them from blocks
 POINTER_OPS = (Op.ADDPTR, Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST)
 # float math the control core has no instruction for: on 0-d values the SE computes it in a
-# one-element tile (read back into a register for scalar users)
+# one-element tile (read back into a register for scalar users). RISC-V's fmax/fmin ignore NaNs, so
+# the NaN-propagating maximum/minimum (propagate_nan=ALL) are the SE's too
 SCALAR_ON_SE = frozenset({Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.RSQRT, Op.ABSF, Op.ERF, Op.FLOOR, Op.CEIL, Op.SIN,
-                          Op.COS, Op.TANH, Op.ROUNDEVEN, Op.ISNAN, Op.ISINF, Op.POWF, Op.ATAN2, Op.REMF, Op.FMA})
+                          Op.COS, Op.TANH, Op.ROUNDEVEN, Op.ISNAN, Op.ISINF, Op.POWF, Op.ATAN2, Op.REMF, Op.FMA,
+                          Op.MAXIMUMF, Op.MINIMUMF})
 # float scalars the control core cannot load or store itself: a DMA moves them through a slot
 WIDE_ONLY = ("f16", "bf16")
 # the integer long tail the vector core runs (the SE's datapath covers the rest)

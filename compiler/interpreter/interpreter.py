@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import KernelRuntimeError, StepLimitError
 from ..ir.core import Block, Operation
 from ..ir.ops import Op
-from ..ir.patterns import combine_op
+from ..ir.patterns import arg_extreme, combine_op
 from .memory import FlatMemory
 from .ops import EVAL, float_compute, np_type
 
@@ -147,10 +147,22 @@ _REDUCERS = {Op.ADDF: np.add, Op.ADDI: np.add, Op.MULF: np.multiply, Op.MULI: np
              Op.XORI: np.bitwise_xor}
 
 
+def _first_extreme(x: np.ndarray, axis: int, pick, op: Operation) -> list:
+    """tl.argmax / tl.argmin's combine (recognised): the extreme and the first index of it, NaNs ignored,
+    as Triton defines them (NaN and index 0 when every element is NaN). A pairwise tree of the region
+    would give an order-dependent answer on NaNs, and the last index on ties under tie_break_left=False."""
+    best = pick.reduce(x, axis=axis, keepdims=True)
+    index = np.argmax(x == best, axis=axis)
+    return [np.squeeze(best, axis).astype(np_type(op.results[0].type)), index.astype(np_type(op.results[1].type))]
+
+
 def _reduce(it: Interpreter, op: Operation):
     axis = op.attrs["axis"]
     srcs = [np.asarray(it.env[v]) for v in op.operands]
     kind = _simple_combine(op)
+    extreme = arg_extreme(op)
+    if extreme is not None:
+        return _first_extreme(srcs[0], axis, np.fmax if extreme == "argmax" else np.fmin, op)
     if kind in _REDUCERS:
         dt = np_type(op.results[0].type)
         fn = _REDUCERS[kind]

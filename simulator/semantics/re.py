@@ -20,13 +20,19 @@ def _acc_dtype(dtype: np.dtype) -> np.dtype:
     return dtype
 
 
+def _first_extreme(a: np.ndarray, ax: int, pick) -> np.ndarray:
+    """The first index of the extreme along ax, NaNs ignored (no NaN equals the extreme; 0 if all are)."""
+    best = pick.reduce(a, axis=ax, keepdims=True)
+    return np.argmax(a == best, axis=ax).astype(np.int32)
+
+
 _REDUCE = {
     "sum": lambda a, ax: np.sum(a, axis=ax, dtype=_acc_dtype(a.dtype)),
     "prod": lambda a, ax: np.prod(a, axis=ax, dtype=_acc_dtype(a.dtype)),
-    "max": lambda a, ax: np.max(a, axis=ax),
-    "min": lambda a, ax: np.min(a, axis=ax),
-    "argmax": lambda a, ax: np.argmax(a, axis=ax).astype(np.int32),
-    "argmin": lambda a, ax: np.argmin(a, axis=ax).astype(np.int32),
+    "max": lambda a, ax: np.fmax.reduce(a, axis=ax),
+    "min": lambda a, ax: np.fmin.reduce(a, axis=ax),
+    "argmax": lambda a, ax: _first_extreme(a, ax, np.fmax),
+    "argmin": lambda a, ax: _first_extreme(a, ax, np.fmin),
     "and": lambda a, ax: np.bitwise_and.reduce(a, axis=ax),
     "or": lambda a, ax: np.bitwise_or.reduce(a, axis=ax),
     "xor": lambda a, ax: np.bitwise_xor.reduce(a, axis=ax),
@@ -44,7 +50,7 @@ def reduce(ctx, cmd):
     store(ctx, cmd, "out", np.reshape(r, ins.out.shape))
 
 
-_SCAN = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+_SCAN = {"sum": np.add, "prod": np.multiply, "max": np.fmax, "min": np.fmin}
 
 
 @semantics(re_isa.ReScan)

@@ -21,8 +21,7 @@ _COMMUTATIVE = {riscv.Add, riscv.Mul, riscv.And, riscv.Or, riscv.Xor, riscv.Max,
 _WRAPS = {Op.ADDI, Op.SUBI, Op.MULI, Op.SHLI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.REMUI, Op.MAXSI, Op.MINSI,
           Op.ANDI, Op.ORI, Op.XORI, Op.SHRSI, Op.SHRUI}
 _FF = {Op.ADDF: riscv.FaddS, Op.SUBF: riscv.FsubS, Op.MULF: riscv.FmulS, Op.DIVF: riscv.FdivS,
-       Op.PRECISE_DIVF: riscv.FdivS, Op.MAXNUMF: riscv.FmaxS, Op.MINNUMF: riscv.FminS, Op.MAXIMUMF: riscv.FmaxS,
-       Op.MINIMUMF: riscv.FminS}
+       Op.PRECISE_DIVF: riscv.FdivS, Op.MAXNUMF: riscv.FmaxS, Op.MINNUMF: riscv.FminS}
 _DOUBLE = {riscv.FaddS: riscv.FaddD, riscv.FsubS: riscv.FsubD, riscv.FmulS: riscv.FmulD, riscv.FdivS: riscv.FdivD,
            riscv.FmaxS: riscv.FmaxD, riscv.FminS: riscv.FminD, riscv.FsqrtS: riscv.FsqrtD, riscv.FeqS: riscv.FeqD,
            riscv.FltS: riscv.FltD, riscv.FleS: riscv.FleD, riscv.FcvtSL: riscv.FcvtDL, riscv.FcvtLS: riscv.FcvtLD,
