@@ -36,7 +36,7 @@ UNIT_OF = {
     mtia.TO_SCALAR: "core",
 }
 # ops that give a one-element tile even on 0-d values (the control core reads the result back)
-TILE_ON_SCALARS = (Op.REDUCE, mtia.ATOMIC, mtia.CAS, mtia.GATHER)
+TILE_ON_SCALARS = (Op.REDUCE, mtia.ATOMIC, mtia.CAS, mtia.GATHER, Op.SPLIT)   # tl.split of a [2] block
 # ops whose engine is decided from their source and readers: a view, a uniform scalar, or a copy
 LAYOUT_OPS = (Op.CONSTANT, Op.SPLAT, Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS)
 VIEW_OPS = (Op.EXPAND_DIMS, Op.RESHAPE)          # same bytes, another shape, whenever the source is whole
@@ -80,6 +80,12 @@ def rvv_eligible(op: Operation) -> bool:
     return True
 
 
+def scalar_on_se(op: Operation) -> bool:
+    """0-d float work the SE does for the control core: SCALAR_ON_SE, and rounding to f16/bf16 (the core
+    keeps half values in f32 registers, exactly, and has no instruction that rounds to them)."""
+    return op.name in SCALAR_ON_SE or (op.name == Op.TRUNCF and op.results[0].type.scalar.ir in WIDE_ONLY)
+
+
 def runs_on_re(op: Operation) -> bool:
     """Whether the RE runs this tt.reduce / tt.scan as one command (expand-combine rewrites the others)."""
     kind = re_combine(op)
@@ -95,7 +101,7 @@ def unit_of(op: Operation) -> str | None:
     if name == Op.ASSERT and op.cond.type.is_block():
         return "re"                                   # the RE ands the condition into one flag
     if not blocks:
-        if name in SCALAR_ON_SE and op.results:
+        if op.results and scalar_on_se(op):
             return "se"
         if name in TILE_ON_SCALARS or name == mtia.TO_SCALAR:
             return UNIT_OF[name]

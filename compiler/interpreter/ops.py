@@ -332,7 +332,7 @@ def _join(ctx, op, args):
 
 @defines(Op.SPLIT)
 def _split(ctx, op, args):
-    return [np.ascontiguousarray(args[0][..., 0]), np.ascontiguousarray(args[0][..., 1])]
+    return [args[0][..., 0].copy(), args[0][..., 1].copy()]   # (ascontiguousarray makes 0-d halves 1-d)
 
 
 @defines(Op.CAT)

@@ -237,21 +237,33 @@ def test_dot_scaled_unknown_format_is_refused():
 # --- half precision on the MTIA chip ------------------------------------------------------------
 
 @triton.jit
-def half_scalar_kernel(Z, X, Y, N: tl.constexpr):
+def half_scalar_kernel(Z, S, X, Y, W, N: tl.constexpr):
     offs = tl.arange(0, N)
     x = tl.load(X)                       # a scalar f16/bf16 load (widened to f32 by the SE), broadcast
-    tl.store(Z + offs, x + tl.load(Y + offs))
+    y = tl.load(Y + offs)
+    tl.store(Z + offs, x + y)
+    total = tl.sum(y, 0)                 # reductions to a scalar that scalar code then reads
+    biggest = tl.max(y, 0)               # (max reduces in f32, then rounds to the half type: a scalar truncf)
+    tl.store(S, total)
+    tl.store(S + 1, biggest * 2.0)
+    tl.store(S + 2, (tl.load(W) * 3.0).to(S.dtype.element_ty))   # an f32 scalar rounded to half
 
 
 @pytest.mark.parametrize("executor", EXECUTORS)
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
-def test_a_half_scalar_load_broadcast(executor, dtype):
+def test_half_scalars_load_broadcast_reduce_and_round(executor, dtype):
     n = 64
     x = RNG.standard_normal(1).astype(dtype)
     y = RNG.standard_normal(n).astype(dtype)
+    w = RNG.standard_normal(1).astype(np.float32)
     z = np.full(n, np.nan, dtype)
-    launch(half_scalar_kernel, (1,), z, x, y, N=n, executor=executor)
-    np.testing.assert_array_equal(z, (x.astype(np.float32) + y.astype(np.float32)).astype(dtype))
+    out = np.full(3, np.nan, dtype)
+    launch(half_scalar_kernel, (1,), z, out, x, y, w, N=n, executor=executor)
+    yf = y.astype(np.float32)
+    np.testing.assert_array_equal(z, (x.astype(np.float32) + yf).astype(dtype))
+    np.testing.assert_allclose(out[0].astype(np.float32), yf.sum(), rtol=1e-2, atol=1e-2)
+    np.testing.assert_array_equal(out[1], (yf.max() * 2).astype(dtype))
+    np.testing.assert_array_equal(out[2], (w * np.float32(3)).astype(dtype))
 
 
 @triton.jit
@@ -292,3 +304,20 @@ def test_a_compile_errors_cause_is_the_plain_message():
         bad_axis_kernel[(1,)](np.zeros(1, np.float32), executor="interpreter")
     assert "program_id axis must be 0, 1, or 2 but got 20" in str(e.value.__cause__)
     assert e.value.__cause__.__traceback__ is None
+
+
+@triton.jit
+def split_to_scalars_kernel(X, Z):
+    a, b = tl.split(tl.load(X + tl.arange(0, 2)))
+    tl.static_assert(len(a.shape) == 0)
+    tl.store(Z, a * 3 - b)
+    tl.store(Z + 1, b)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32])
+def test_split_of_a_pair_gives_two_scalars(executor, dtype):
+    x = (RNG.standard_normal(2) * 100).astype(dtype)
+    z = np.full(2, -7777, dtype)                 # poison: no result is this
+    launch(split_to_scalars_kernel, (1,), x, z, executor=executor)
+    np.testing.assert_allclose(z, [x[0] * 3 - x[1], x[1]], rtol=1e-6)

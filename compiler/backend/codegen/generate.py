@@ -234,6 +234,10 @@ class Codegen:
 
     def fetch(self, v: Value, sid: int, dtype: str) -> None:
         e = self.e
+        wide = self.plan.widen.get(v)
+        if wide is not None:                 # f16/bf16: the SE widens it into an f32 slot the core loads
+            e.emit(se.SeMov, out=Tile(wide, "push", "f32", (1,)), a=Tile(sid, "keep", dtype, (1,)))
+            sid, dtype = wide, "f32"
         addr = e.vreg("x")
         e.emit(cbi.CbWait, rd=addr, cb=sid)
         rd = self.def_reg(v)
@@ -244,6 +248,8 @@ class Codegen:
         else:
             raise self.error(v.owner, f"reading a {dtype} result into a scalar register is not supported")
         e.line(f"{cpp.name(self, v)} = cb_read<{dtype}>(cb{sid});   // wait for the engine, then load")
+        if wide is not None:
+            e.emit(cbi.CbPop, cb=wide)
 
     def apply_pops(self, op: Operation, start: int, render: bool = False) -> None:
         """The last read of each storage dying at `op` pops it; others get an explicit cb.pop.
