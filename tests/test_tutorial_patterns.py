@@ -6,7 +6,9 @@ both executors against numpy on random inputs, outputs poisoned with NaN.
   mask after the first K step, a silent wrong answer on MTIA; tests/test_wrapped_offsets.py has the
   arithmetic case);
 - a kernel parameter named like a launch option (`num_stages`) binds to the kernel, and a kernel
-  compiled by `warmup(...)` launches with `compiled[grid](...)` (the fused-softmax tutorial).
+  compiled by `warmup(...)` launches with `compiled[grid](...)` (the fused-softmax tutorial);
+- a @jit helper's parameter annotated `tl.constexpr` takes a runtime value as a runtime value, as in
+  Triton (the fused-attention tutorial passes its `offs_m` block and `N_CTX` so).
 """
 import numpy as np
 import pytest
@@ -75,3 +77,29 @@ def test_a_warmed_up_kernel_launches_with_all_its_arguments(executor):
     np.testing.assert_array_equal(out, x * 2)
     with pytest.raises(TypeError, match="specialise _scaled_rows differently"):
         kernel[(1,)](x, out, 9, 20, 32, 4)
+
+
+@triton.jit
+def _masked_band(acc, rows: tl.constexpr, cols: tl.constexpr, start, N: tl.constexpr, BLOCK: tl.constexpr):
+    for lo in range(start, N, BLOCK):           # N, rows and cols are runtime values here
+        acc += tl.where(rows[:, None] >= lo + cols[None, :], 1, 0)
+    return acc
+
+
+@triton.jit
+def _band_counts(out_ptr, n, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.int32)
+    acc = _masked_band(acc, rows, cols, 0, n, BLOCK)
+    tl.store(out_ptr + rows[:, None] * BLOCK + cols[None, :], acc)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_constexpr_parameter_of_a_helper_takes_runtime_values(executor):
+    block, n = 8, 20
+    out = np.full((2 * block, block), -1, np.int32)
+    launch(_band_counts, (2,), out, n, BLOCK=block, executor=executor)
+    rows, cols = np.arange(2 * block)[:, None], np.arange(block)[None, :]
+    want = sum((rows >= lo + cols).astype(np.int32) for lo in range(0, n, block))
+    np.testing.assert_array_equal(out, want)

@@ -746,7 +746,10 @@ def _bare(e: Exception) -> Exception:
 
 
 def bind_arguments(src: FunctionSource, args, kwargs) -> dict:
-    """Map a @jit function's parameters to the values it is called with (constexpr params checked)."""
+    """Map a called @jit function's parameters to the values it is called with. As in Triton, the
+    arguments decide what is compile-time: a `tl.constexpr` annotation makes a Python value a
+    constexpr, and a runtime value given to such a parameter stays a runtime value (the attention
+    tutorial passes its `offs_m` block and `N_CTX` to parameters annotated `tl.constexpr`)."""
     params = src.params
     if len(args) > len(params):
         raise CompileTimeError(f"{src.name}() takes {len(params)} arguments but {len(args)} were given")
@@ -766,9 +769,7 @@ def bind_arguments(src: FunctionSource, args, kwargs) -> dict:
             v = constexpr(p.default) if not isinstance(p.default, constexpr) else p.default
         else:
             raise CompileTimeError(f"{src.name}() missing required argument '{p.name}'")
-        if p.is_constexpr:
-            if isinstance(_unwrap(v), tensor):
-                raise CompileTimeError(f"argument '{p.name}' of {src.name}() is a constexpr but got a runtime value")
+        if p.is_constexpr and not isinstance(_unwrap(v), tensor):
             v = constexpr(v)
         elif isinstance(v, _PY_SCALARS):
             v = constexpr(v)
