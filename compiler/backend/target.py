@@ -50,6 +50,10 @@ SCALAR_ON_SE = frozenset({Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.RSQRT, Op.ABSF, O
                           Op.MAXIMUMF, Op.MINIMUMF})
 # float scalars the control core cannot load or store itself: a DMA moves them through a slot
 WIDE_ONLY = ("f16", "bf16")
+# scalar float ops whose f16/bf16 result must be rounded to that type: the control core computes
+# floats in f32 only, so the SE runs these too (rounding each result once)
+ROUNDED_ON_SE = frozenset({Op.ADDF, Op.SUBF, Op.MULF, Op.DIVF, Op.PRECISE_DIVF, Op.SQRT, Op.PRECISE_SQRT,
+                           Op.SITOFP, Op.UITOFP, Op.TRUNCF})
 # the integer long tail the vector core runs (the SE's datapath covers the rest)
 RVV_OPS = (Op.MULHIUI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.REMUI)
 # engines that read a uniform operand as a scalar, and the one that broadcasts a smaller tile
@@ -63,6 +67,14 @@ def is_elementwise_block(op: Operation) -> bool:
     """An element-wise op on blocks of data (the SE or the vector core runs it)."""
     d = OP_DEFS.get(op.name)
     return bool(d and d.elementwise and op.results and op.results[0].type.is_block()) and op.name not in POINTER_OPS
+
+
+def scalar_on_se(op: Operation) -> bool:
+    """A scalar op the SE runs in a one-element tile: float math the control core has no
+    instruction for, or float work whose f16/bf16 result the core could not round."""
+    if not op.results:
+        return False
+    return op.name in SCALAR_ON_SE or op.name in ROUNDED_ON_SE and op.results[0].type.scalar.ir in WIDE_ONLY
 
 
 def rvv_eligible(op: Operation) -> bool:
@@ -80,12 +92,6 @@ def rvv_eligible(op: Operation) -> bool:
     return True
 
 
-def scalar_on_se(op: Operation) -> bool:
-    """0-d float work the SE does for the control core: SCALAR_ON_SE, and rounding to f16/bf16 (the core
-    keeps half values in f32 registers, exactly, and has no instruction that rounds to them)."""
-    return op.name in SCALAR_ON_SE or (op.name == Op.TRUNCF and op.results[0].type.scalar.ir in WIDE_ONLY)
-
-
 def runs_on_re(op: Operation) -> bool:
     """Whether the RE runs this tt.reduce / tt.scan as one command (expand-combine rewrites the others)."""
     kind = re_combine(op)
@@ -101,7 +107,7 @@ def unit_of(op: Operation) -> str | None:
     if name == Op.ASSERT and op.cond.type.is_block():
         return "re"                                   # the RE ands the condition into one flag
     if not blocks:
-        if op.results and scalar_on_se(op):
+        if scalar_on_se(op):
             return "se"
         if name in TILE_ON_SCALARS or name == mtia.TO_SCALAR:
             return UNIT_OF[name]

@@ -1,6 +1,8 @@
 """Builder: creates ops at an insertion point, stamping each with the current source location."""
 from __future__ import annotations
 
+import numpy as np
+
 from contextlib import contextmanager
 from typing import Sequence
 
@@ -60,4 +62,9 @@ class Builder:
         return self.create(name, operands, [result_type], attrs).results[0]
 
     def constant(self, value, type: Type) -> Value:
+        """A constant; a float is rounded to its element type first (`x_f16 * 0.1` multiplies by
+        f16(0.1), as Triton does), so every stage and executor sees the same number."""
+        if isinstance(value, float) and type.scalar.is_floating():
+            with np.errstate(over="ignore"):        # past the type's range: inf, as on the device
+                value = float(type.scalar.np_dtype.type(value))
         return self.create1("arith.constant", [], type, {"value": value})

@@ -101,6 +101,8 @@ def scalar_op(g, op: Operation) -> None:
         rhs = f"*{name(g, o[0])}"
     elif op.name == Op.SELECT:
         rhs = f"{name(g, o[0])} ? {name(g, o[1])} : {name(g, o[2])}"
+    elif op.name == Op.ABSI:
+        rhs = f"abs({name(g, o[0])})"
     elif len(o) == 1:
         rhs = f"({ctype(r.type)}){name(g, o[0])}"
     else:

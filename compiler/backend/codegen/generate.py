@@ -234,10 +234,10 @@ class Codegen:
 
     def fetch(self, v: Value, sid: int, dtype: str) -> None:
         e = self.e
-        wide = self.plan.widen.get(v)
-        if wide is not None:                 # f16/bf16: the SE widens it into an f32 slot the core loads
-            e.emit(se.SeMov, out=Tile(wide, "push", "f32", (1,)), a=Tile(sid, "keep", dtype, (1,)))
-            sid, dtype = wide, "f32"
+        widened = self.plan.widen.get(v)
+        if widened is not None:             # f16/bf16: the SE widens the element into an f32 slot first
+            e.emit(se.SeMov, out=Tile(widened, "push", "f32", (1,)), a=Tile(sid, "keep", dtype, (1,)))
+            sid, dtype = widened, "f32"
         addr = e.vreg("x")
         e.emit(cbi.CbWait, rd=addr, cb=sid)
         rd = self.def_reg(v)
@@ -248,8 +248,8 @@ class Codegen:
         else:
             raise self.error(v.owner, f"reading a {dtype} result into a scalar register is not supported")
         e.line(f"{cpp.name(self, v)} = cb_read<{dtype}>(cb{sid});   // wait for the engine, then load")
-        if wide is not None:
-            e.emit(cbi.CbPop, cb=wide)
+        if widened is not None:
+            e.emit(cbi.CbPop, cb=widened)
 
     def apply_pops(self, op: Operation, start: int, render: bool = False) -> None:
         """The last read of each storage dying at `op` pops it; others get an explicit cb.pop.
@@ -419,13 +419,10 @@ class Codegen:
                 (e.emit(riscv.Fli, fd=rd, imm=0.0) if rd.cls == "f" else e.emit(riscv.Li, rd=rd, imm=0))
             skip = e.new_label("skipload")
             e.emit(riscv.Beq, rs1=self.reg(mask), rs2=self.zero(), target=skip)
-        if op in self.plan.temps:           # f16/bf16/f64: one-element DMA, then the SE widens it
+        if op in self.plan.temps:           # f16/bf16: a one-element DMA, then the SE widens it into an f32 slot
             sid = self.plan.temps[op]
             e.emit(dma.DmaIn, dst=Tile(sid, "push", dt, (1,)), base=self.reg(ptr), strides=(1,), unaligned=1)
-            e.emit(se.SeMov, out=Tile(sid, "acc", "f32", (1,)), a=Tile(sid, "keep", dt, (1,)))
-            addr = e.vreg("x")
-            e.emit(cbi.CbWait, rd=addr, cb=sid)
-            e.emit(riscv.Flw, fd=rd, rs1=addr, imm=0)
+            self.fetch(op.result, sid, dt)
             e.emit(cbi.CbPop, cb=sid)
         elif dt in ("f32", "f64"):
             e.emit(riscv.Flw if dt == "f32" else riscv.Fld, fd=rd, rs1=self.reg(ptr), imm=0)

@@ -72,6 +72,15 @@ def lower(g, op) -> bool:
         if name in _WRAPS:
             canonicalize(g, rd, t)
         return True
+    if name == Op.ABSI:                                  # max(a, -a): INT_MIN wraps back to itself
+        t = op.result.type
+        a = g.reg(op.operands[0])
+        rd = g.def_reg(op.result)
+        neg = e.vreg("x")
+        e.emit(riscv.Sub, rd=neg, rs1=g.zero(), rs2=a)
+        e.emit(riscv.Max, rd=rd, rs1=a, rs2=neg)
+        canonicalize(g, rd, t)
+        return True
     if name in (Op.MAXUI, Op.MINUI):
         a, b = g.reg(op.lhs), g.reg(op.rhs)
         rd = g.def_reg(op.result)

@@ -67,7 +67,7 @@ class Plan:
     carried: dict = field(default_factory=dict)        # loop -> {iter index: sid}
     fetch: set = field(default_factory=set)            # 0-d tile values also wanted in a register
     temps: dict = field(default_factory=dict)          # op -> sid of its scratch slot
-    widen: dict = field(default_factory=dict)          # fetched f16/bf16 value -> sid of its f32 slot
+    widen: dict = field(default_factory=dict)          # f16/bf16 value read into a register -> f32 slot
 
 
 def dtype_of(t) -> str:
@@ -151,7 +151,7 @@ class _Planner:
             r = op.results[0]
             loc = self.new_storage(r, blk, depth, "re")
             if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
-                self.fetch(r, op, blk, depth)
+                self.fetch(r, blk, depth)
             plan.temps[op] = tuple(self.temp_storage(op, blk, depth, loc.dtype, loc.shape, nm)
                                    for nm in ("re_partial", "re_total"))
             return
@@ -163,9 +163,9 @@ class _Planner:
             if engine == "se":                           # scalar math the core cannot do: a one-element SE tile
                 self.new_storage(res[0], blk, depth, "se")
                 if any(not _block_user(u.op) for u in res[0].uses):
-                    self.fetch(res[0], op, blk, depth)
-            elif name == mtia.TO_SCALAR and dtype_of(res[0].type) in WIDE_ONLY:
-                plan.widen[res[0]] = self.widen_slot(op, blk, depth)
+                    self.fetch(res[0], blk, depth)
+            elif name == mtia.TO_SCALAR:
+                self.widen(res[0], blk, depth)
             return                                       # scalar code
         if engine == "uniform":
             plan.loc[res[0]] = Uniform(op.attrs["value"] if name == Op.CONSTANT else op.src)
@@ -188,23 +188,22 @@ class _Planner:
             if r.type.is_block() or name in TILE_ON_SCALARS:
                 self.new_storage(r, blk, depth, engine or "mlu")
                 if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
-                    self.fetch(r, op, blk, depth)
+                    self.fetch(r, blk, depth)
 
-    def fetch(self, r: Value, op: Operation, blk: Block, depth: int) -> None:
-        """r, a 0-d value in a tile, is also read by scalar code: the core loads it into a register
-        (an f16/bf16 one through an f32 slot the SE widens it into: the core has no half loads)."""
-        self.plan.fetch.add(r)
-        if dtype_of(r.type) in WIDE_ONLY:
-            self.plan.widen[r] = self.widen_slot(op, blk, depth)
+    def fetch(self, v: Value, blk: Block, depth: int) -> None:
+        """Scalar code reads the 0-d tile value `v` from a register."""
+        self.plan.fetch.add(v)
+        self.widen(v, blk, depth)
 
-    def widen_slot(self, op: Operation, blk: Block, depth: int) -> int:
-        st = Storage(len(self.plan.storages), "fetch_f32", nbytes("f32", (1,)), blk, op, depth, "se",
-                     op.loc.line if op.loc else None, temp=True)
-        self.plan.storages.append(st)
-        return st.id
+    def widen(self, v: Value, blk: Block, depth: int) -> None:
+        """A f16/bf16 value read into a register (which holds floats as f32) gets a one-element f32
+        slot: the SE widens the value into it and the control core loads that."""
+        if dtype_of(v.type) in WIDE_ONLY:
+            self.plan.widen[v] = self.temp_storage(v.owner, blk, depth, "f32", (1,), "widen_tmp", producer="se")
 
-    def temp_storage(self, op: Operation, blk: Block, depth: int, dtype: str, shape, name: str) -> int:
-        st = Storage(len(self.plan.storages), name, nbytes(dtype, shape), blk, op, depth, "re",
+    def temp_storage(self, op: Operation, blk: Block, depth: int, dtype: str, shape, name: str,
+                     producer: str = "re") -> int:
+        st = Storage(len(self.plan.storages), name, nbytes(dtype, shape), blk, op, depth, producer,
                      op.loc.line if op.loc else None, temp=True)
         self.plan.storages.append(st)
         return st.id
@@ -216,7 +215,8 @@ class _Planner:
         if name == Op.ASSERT and op.cond.type.is_block():
             dtype, shape = "i1", (1,)
         elif name == Op.LOAD and not op.ptr.type.is_block() and dtype_of(op.results[0].type) in WIDE_ONLY:
-            dtype, shape = "f32", (1,)          # room for the load and its f32 conversion
+            dtype, shape = dtype_of(op.results[0].type), (1,)     # the DMA's element; `widen` converts it
+            self.widen(op.results[0], blk, depth)
         elif name == Op.STORE and not op.ptr.type.is_block() and dtype_of(op.value.type) in WIDE_ONLY:
             dtype, shape = "f32", (1,)
         else:
@@ -378,7 +378,7 @@ class _Planner:
 
 def _block_user(op: Operation) -> bool:
     return bool(op.results and op.results[0].type.is_block()) or op.name in (mtia.STORE_BOX, mtia.SCATTER) or \
-        (bool(op.results) and scalar_on_se(op))
+        scalar_on_se(op)
 
 
 def _defined_in(v: Value, blk: Block) -> bool:

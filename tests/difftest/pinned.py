@@ -1,0 +1,104 @@
+"""Disagreements the differential tester found, each pinned as its minimal kernel (the shrunk
+source, in the generator's own form) with what was wrong and how it was closed. The test suite
+checks every one on both executors (tests/test_difftest.py)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .generate import Array, Case
+
+HEADER = '''import compiler as triton
+import compiler.language as tl
+
+
+@triton.jit(do_not_specialize=["n", "nt", "s0"])
+'''
+SCALARS = {"n": 0, "nt": 0, "s0": -5, "f0": 0.5}
+
+
+@dataclass(frozen=True)
+class Pinned:
+    name: str
+    why: str
+    case: Case
+
+
+def _case(body: str, arrays: list, scalars=None, grid: int = 1, tolerances=None) -> Case:
+    params = ", ".join(f"{a.name}_ptr" for a in arrays)
+    source = HEADER + f"def kernel({params}, n, nt, s0, f0):\n" + body
+    return Case(source, arrays, dict(SCALARS, **(scalars or {})), grid, 7, tolerances or {})
+
+
+PINNED = [
+    Pinned("bf16_cumsum_on_the_re",
+           "The RE's semantics picked its accumulator by numpy kind, and numpy calls bf16 kind 'V': bf16 sums "
+           "and scans accumulated in uint32 (a cumsum of -2, -1, 0, ... gave 0, 0, 0, 1, 3). Closed on main "
+           "by 4427e17 (the RE takes kind 'V' for a float), found there from Triton's language tests.",
+           _case('''    pid = tl.program_id(0)
+    v0 = tl.load(x0_ptr + (pid * 32 + tl.arange(0, 32)))
+    tl.static_assert(v0.dtype == tl.bfloat16)
+    v1 = tl.cumsum(v0, axis=0)
+    tl.static_assert(v1.dtype == tl.bfloat16)
+    tl.store(out1_ptr + (pid * 32 + tl.arange(0, 32)), v1)
+''', [Array("x0", "bf16", 64), Array("out1", "bf16", 64, True)], grid=2, tolerances={"out1": 4.0})),
+    Pinned("scalar_abs",
+           "tl.abs of an integer scalar was refused on MTIA ('math.absi on scalars is not supported'). Closed: "
+           "the control core computes max(x, -x), which keeps INT_MIN as Triton does.",
+           _case('''    pid = tl.program_id(0)
+    v0 = tl.abs(s0 - pid)
+    tl.static_assert(v0.dtype == tl.int32)
+    tl.store(out0_ptr + pid, v0)
+''', [Array("out0", "i32", 3, True)], grid=3)),
+    Pinned("f16_sum_to_a_scalar",
+           "A f16 reduction to a scalar read by scalar code was refused on MTIA ('reading a f16 result into a "
+           "scalar register is not supported'). Closed: the SE widens the element into an f32 slot the control "
+           "core loads (bufferize's `widen`).",
+           _case('''    pid = tl.program_id(0)
+    v0 = tl.load(x0_ptr + (pid * 64 + tl.arange(0, 64)))
+    tl.static_assert(v0.dtype == tl.float16)
+    v1 = tl.sum(v0, axis=0)
+    tl.static_assert(v1.dtype == tl.float16)
+    tl.store(out1_ptr + pid, v1)
+''', [Array("x0", "f16", 128), Array("out1", "f16", 2, True)], grid=2, tolerances={"out1": 0.25})),
+    Pinned("scalar_cast_to_bf16",
+           "A scalar f32 -> bf16 cast was refused on MTIA ('arith.truncf on scalars is not supported'). Closed: "
+           "scalar float ops with a f16/bf16 result run on the SE, which rounds the result to its type.",
+           _case('''    pid = tl.program_id(0)
+    v0 = (s0 + f0)
+    tl.static_assert(v0.dtype == tl.float32)
+    v1 = v0.to(tl.bfloat16)
+    tl.static_assert(v1.dtype == tl.bfloat16)
+    tl.store(out0_ptr + pid, v1)
+''', [Array("out0", "bf16", 1, True)], scalars={"f0": 1.00390625})),
+    Pinned("f16_scalar_arithmetic_rounds_each_op",
+           "Found reducing the previous one: scalar f16 values lived in f32 registers without rounding, so "
+           "int -> f16 (2049 stayed 2049, f16 has 2048) and f16 scalar sums and products kept f32 precision. "
+           "Closed with it: those ops run on the SE and round each result.",
+           _case('''    pid = tl.program_id(0)
+    v0 = s0.to(tl.float16)
+    tl.static_assert(v0.dtype == tl.float16)
+    v1 = tl.load(x0_ptr + (pid * 16 + tl.arange(0, 16)))
+    tl.static_assert(v1.dtype == tl.float16)
+    v2 = tl.load(x0_ptr + pid)
+    tl.static_assert(v2.dtype == tl.float16)
+    v3 = (v2 * v2 + v0)
+    tl.static_assert(v3.dtype == tl.float16)
+    tl.store(out1_ptr + (pid * 16 + tl.arange(0, 16)), v1 + v0)
+    tl.store(out2_ptr + pid, v3)
+''', [Array("x0", "f16", 16), Array("out1", "f16", 16, True), Array("out2", "f16", 1, True)],
+                 scalars={"s0": 2049})),
+    Pinned("f16_python_float_is_rounded_first",
+           "Found with the previous one: `x_f16 * 0.1` multiplies by f16(0.1) in Triton (and in the interpreter); "
+           "the SE got 0.1 itself, so results differed in the last bit. Closed: the IR builder rounds a float "
+           "constant to its element type, for every stage and both executors.",
+           _case('''    pid = tl.program_id(0)
+    v0 = tl.load(x0_ptr + (pid * 16 + tl.arange(0, 16)))
+    tl.static_assert(v0.dtype == tl.float16)
+    v1 = (v0 * 0.1)
+    tl.static_assert(v1.dtype == tl.float16)
+    v2 = v0.to(tl.bfloat16) * 0.1 + 0.3
+    tl.static_assert(v2.dtype == tl.bfloat16)
+    tl.store(out1_ptr + (pid * 16 + tl.arange(0, 16)), v1)
+    tl.store(out2_ptr + (pid * 16 + tl.arange(0, 16)), v2)
+''', [Array("x0", "f16", 16), Array("out1", "f16", 16, True), Array("out2", "bf16", 16, True)])),
+]

@@ -1,0 +1,117 @@
+"""Run a generated kernel on both executors and compare what they wrote.
+
+The kernel source is written to a file and imported from there (the frontend reads a kernel's
+source from its file). Inputs come from the case's seed; outputs start poisoned (NaN for floats,
+0x5A bytes for integers) so an element one executor writes and the other does not shows. The MTIA
+executor runs on the small 2x2-PE config. Outputs must agree bit for bit unless the case gives
+them a tolerance (inexact float work), and then within it.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from compiler.errors import CompilationError
+from simulator import use_config
+
+from .generate import INPUT_BOUND, Case
+from .types import is_float, np_dtype
+
+EXECUTORS = ("interpreter", "mtia")
+_DIR = Path(tempfile.gettempdir()) / "mtiasim-difftest"
+
+
+class Disagreement(AssertionError):
+    """The executors differ on a valid kernel (or only one of them accepts it)."""
+
+
+def load_kernel(source: str):
+    """The `kernel` of `source`, imported from a file named by the source's hash."""
+    digest = hashlib.sha1(source.encode()).hexdigest()[:16]
+    name = f"difftest_{digest}"
+    if name in sys.modules:
+        return sys.modules[name].kernel
+    _DIR.mkdir(parents=True, exist_ok=True)
+    path = _DIR / f"{name}.py"
+    if not path.exists():
+        path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    return module.kernel
+
+
+def inputs(case: Case) -> dict:
+    rng = np.random.default_rng(case.seed)
+    out = {}
+    for a in case.arrays:
+        dt = np_dtype(a.dtype)
+        if a.output:
+            x = np.empty(a.size, dt)
+            if is_float(a.dtype):
+                x[...] = np.nan
+            else:
+                x.view(np.uint8)[...] = 0x5A
+        elif is_float(a.dtype):
+            x = rng.uniform(-INPUT_BOUND, INPUT_BOUND, a.size).astype(np.float32)
+            x[rng.random(a.size) < 0.1] = 0.0           # some zeros (and ties for max/argmax)
+            x = x.astype(dt)
+        else:
+            info = np.iinfo(dt)
+            x = rng.integers(info.min, info.max, a.size, endpoint=True, dtype=dt)
+            small = rng.random(a.size) < 0.3                 # small values too: ties, shifts, divisions
+            x[small] = rng.integers(-3, 4, int(small.sum())).astype(dt)
+        out[a.name] = x
+    return out
+
+
+def run_on(case: Case, executor: str) -> dict:
+    kernel = load_kernel(case.source)
+    arrays = inputs(case)
+    args = [arrays[a.name] for a in case.arrays] + [case.scalars[k] for k in ("n", "nt", "s0", "f0")]
+    if executor == "mtia":
+        with use_config("mtia-small"):
+            kernel[(case.grid,)](*args, executor="mtia")
+    else:
+        kernel[(case.grid,)](*args, executor=executor)
+    return {a.name: arrays[a.name] for a in case.arrays if a.output}
+
+
+def compare(case: Case, name: str, ref: np.ndarray, got: np.ndarray) -> str | None:
+    atol = case.tolerances.get(name)
+    if atol is None:
+        if ref.dtype.kind == "f" or ref.dtype == np_dtype("bf16"):
+            same = (ref.view(np.uint8).reshape(ref.size, -1) == got.view(np.uint8).reshape(got.size, -1)).all(1)
+            same |= np.isnan(ref.astype(np.float32)) & np.isnan(got.astype(np.float32))
+        else:
+            same = ref == got
+    else:
+        r, g = ref.astype(np.float64), got.astype(np.float64)
+        same = (np.abs(r - g) <= atol) | (np.isnan(r) & np.isnan(g))
+    if same.all():
+        return None
+    bad = np.flatnonzero(~same)
+    i = bad[0]
+    how = "bit for bit" if atol is None else f"within {atol:.3g}"
+    return (f"{name} differs {how} at {bad.size} of {ref.size} elements; first at [{i}]: "
+            f"interpreter {ref[i]!r}, mtia {got[i]!r}")
+
+
+def check(case: Case) -> None:
+    """Raise `Disagreement` when the executors differ on `case`."""
+    ref = run_on(case, "interpreter")       # an error here is a generator bug: it propagates
+    try:
+        got = run_on(case, "mtia")
+    except CompilationError as e:
+        raise Disagreement(f"the MTIA backend refuses a kernel the interpreter runs: {e}") from None
+    except Exception as e:  # noqa: BLE001 - any failure on MTIA alone is a disagreement
+        raise Disagreement(f"MTIA fails where the interpreter runs: {type(e).__name__}: {e}") from None
+    problems = [p for p in (compare(case, n, ref[n], got[n]) for n in ref) if p]
+    if problems:
+        raise Disagreement("\n".join(problems))
