@@ -123,5 +123,18 @@ def cmd_bench_compile(a) -> int:
 compile_command = Command("compile", "compile a library kernel or a script's kernels and print IR, assembly, C++ "
                                      "or JSON", _compile_args, cmd_compile)
 run_script_command = Command("run.script", "run a script of Triton launches on the simulator", None, cmd_run_script)
+def cmd_bench_kernels(a) -> int:
+    from simulator import use_config
+
+    from .kernels.bench import format_table, run
+    with use_config(a.config):
+        res = run(progress=None if a.json else lambda name: print(f"  ... {name}", flush=True))
+        print(json.dumps(res, indent=2) if a.json else format_table(res, a.config))
+    return 0
+
+
+bench_kernels_command = Command("bench.kernels", "instead, the kernel benchmark: cycles, fraction of peak or DRAM "
+                                                 "bandwidth, binding roof, wall time and each backend switch's "
+                                                 "ablation per library kernel (minutes)", None, cmd_bench_kernels)
 bench_compile_command = Command("bench.compile", "instead, time compiling every library kernel (frontend and MTIA "
                                                  "backend)", None, cmd_bench_compile)

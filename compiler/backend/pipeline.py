@@ -24,20 +24,24 @@ from .passes.map_engines import MapEngines
 from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
 from .regalloc import allocate
+from .options import BackendOptions
 from .target import Target
 
 
-def backend_passes(cfg, num_stages: int = 3) -> list:
-    """The passes, in order. Each is a frozen dataclass with `name` and `run(module)`."""
+def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = None) -> list:
+    """The passes, in order. Each is a frozen dataclass with `name` and `run(module)`; `options` turns
+    optimisations off one by one (options.py)."""
     target = Target.of(cfg)
+    opts = options or BackendOptions()
+    hoist = [HoistLoopInvariants(),          # scalar address arithmetic out of loops
+             CommonSubexpressionElimination()] if opts.licm else []   # ... where it meets code hoisted before
     return [
         ExpandCombine(),                     # reduce/scan combines the RE cannot run -> SE and MLU steps
-        ScalarizeIterArgs(),                 # loop-carried pointer blocks -> scalar pointers
-        LowerMemory(target.dma_align),       # loads/stores -> box DMAs or gathers (masks -> valid extents)
+        ScalarizeIterArgs(opts.remap_boxes),     # loop-carried pointer blocks -> scalar pointers
+        LowerMemory(target.dma_align, opts.remap_boxes, opts.mask_boxes),  # loads/stores -> box DMAs or gathers
         MaterializePointers(),               # any other pointer block -> address tiles and gathers
         CommonSubexpressionElimination(),
-        HoistLoopInvariants(),               # scalar address arithmetic out of loops
-        CommonSubexpressionElimination(),    # ... where it may meet the same code hoisted before
+        *hoist,
         DeadCodeElimination(),
         MapEngines(),                        # DPE / SE / RE / MLU / DMA / core for every op
         Bufferize(),                         # tiles -> CB slots; views, in-place updates, pops
@@ -45,10 +49,11 @@ def backend_passes(cfg, num_stages: int = 3) -> list:
     ]
 
 
-def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None) -> tuple[Program, dict]:
+def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
+                    options: BackendOptions | None = None) -> tuple[Program, dict]:
     t0 = time.perf_counter()
     stages: dict[str, str] = {}
-    for p in backend_passes(cfg, num_stages):
+    for p in backend_passes(cfg, num_stages, options):
         p.run(module)
         verify(module)
         stages[f"mtia.{p.name}"] = print_module(module)

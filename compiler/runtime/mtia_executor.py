@@ -67,16 +67,21 @@ class MtiaRunRecord(RunRecord):
         return str(self.report)
 
 
-def mtia_program(compiled, cfg, num_stages: int = 3):
-    """The MTIA program of a compiled kernel for `cfg` (compiled once, then cached on the kernel)."""
+def mtia_program(compiled, cfg, num_stages: int = 3, options=None):
+    """The MTIA program of a compiled kernel for `cfg` (compiled once, then cached on the kernel);
+    `options`: the backend's switches (a BackendOptions or a dict of them, compiler/backend/options.py)."""
+    from ..backend.options import BackendOptions
+    options = BackendOptions.of(options)
     cache = compiled.__dict__.setdefault("_mtia_cache", {})
-    key = (cfg.model_dump_json(), num_stages)
+    key = (cfg.model_dump_json(), num_stages, options.off())
     hit = cache.get(key)
     if hit is None:
         from ..backend.pipeline import compile_to_mtia
         module = compiled.module.clone()            # the backend rewrites its own copy
         meta = {"source": compiled.file, "constexprs": {k: repr(v) for k, v in compiled.constexprs.items()}}
-        hit = cache[key] = compile_to_mtia(module, cfg, num_stages, meta)
+        if options.off():
+            meta["switched_off"] = list(options.off())
+        hit = cache[key] = compile_to_mtia(module, cfg, num_stages, meta, options)
         compiled.__dict__["mtia_compiles"] = compiled.__dict__.get("mtia_compiles", 0) + 1
     return hit
 
@@ -94,7 +99,7 @@ class MtiaExecutor:
         if machine is None:
             machine = Machine(get_config(), numerics=options.extra.get("numerics", self.numerics))
         cfg = machine.cfg
-        prog, _ = mtia_program(compiled, cfg, options.num_stages)
+        prog, _ = mtia_program(compiled, cfg, options.num_stages, options.extra.get("mtia_options"))
         values = {}
         for decl, v in zip(prog.args, args.values):
             values[decl.name] = v.address if isinstance(v, PointerArg) else v

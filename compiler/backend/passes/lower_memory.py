@@ -27,8 +27,12 @@ from .util import constant_value, erase_dead, error_at
 @dataclass(frozen=True)
 class LowerMemory:
     """tt.load / tt.store / tt.atomic_* / descriptor loads and stores -> mtia DMA ops. A box whose base
-    is not provably `align_bytes`-aligned (the target's DMA alignment) is marked unaligned."""
+    is not provably `align_bytes`-aligned (the target's DMA alignment) is marked unaligned. Switches
+    (compiler/backend/options.py): `remap_boxes` off makes wrapped and clamped rows gathers, `mask_boxes`
+    off makes every masked access a gather or scatter under its mask."""
     align_bytes: int
+    remap_boxes: bool = True
+    mask_boxes: bool = True
     name: str = "lower-memory"
 
     def run(self, module) -> None:
@@ -37,7 +41,7 @@ class LowerMemory:
             for op in targets:
                 try:
                     if op.name in _BOX_HANDLERS:
-                        _BOX_HANDLERS[op.name](op, self.align_bytes)
+                        _BOX_HANDLERS[op.name](op, self)
                     else:
                         _HANDLERS[op.name](op)
                 except NotSplit:
@@ -217,15 +221,25 @@ def _broadcast_dims(aff: Affine, box: BoxMask) -> list[int]:
     return [d for d, s in enumerate(aff.strides) if not s and aff.shape[d] > 1 and d not in masked]
 
 
-def _lower_load(op: Operation, align: int) -> None:
+def _box_form(ptr: Value, mask: Value | None, lm: LowerMemory) -> tuple[Affine | None, BoxMask | None]:
+    """The pointer's affine form and the mask's box, each None where the access is no box (or the
+    switch that would make it one is off)."""
+    aff = analyze(ptr)
+    if aff is not None and aff.remap is not None and not lm.remap_boxes:
+        aff = None
+    if mask is None:
+        return aff, BoxMask(tuple(ptr.type.shape))
+    return aff, analyze_mask(mask) if lm.mask_boxes else None
+
+
+def _lower_load(op: Operation, lm: LowerMemory) -> None:
     ptr, mask, other = op.ptr, op.mask, op.other
     if not ptr.type.is_block():
         return                                            # a scalar load: the control core's
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
-    aff = analyze(ptr)
-    box = BoxMask(tuple(ptr.type.shape)) if mask is None else analyze_mask(mask)
+    aff, box = _box_form(ptr, mask, lm)
     uniform_other, pad = (True, 0) if other is None else _uniform_scalar(other)
     if aff is not None and aff.root is not None and box is not None:
         out_t = op.result.type
@@ -236,7 +250,7 @@ def _lower_load(op: Operation, align: int) -> None:
         isz = ptr.type.scalar.element_ty.itemsize
         remap, remap_attrs = _remap_operands(b, aff)
         operands = [p, *strides, *valid, *remap]
-        attrs = {"rank": len(shape), "unaligned": not _box_aligned(aff, isz, align), **remap_attrs}
+        attrs = {"rank": len(shape), "unaligned": not _box_aligned(aff, isz, lm.align_bytes), **remap_attrs}
         if uniform_other and not isinstance(pad, Value):
             attrs["pad"] = pad
         elif uniform_other:
@@ -265,21 +279,20 @@ def _lower_load(op: Operation, align: int) -> None:
     op.erase()
 
 
-def _lower_store(op: Operation, align: int) -> None:
+def _lower_store(op: Operation, lm: LowerMemory) -> None:
     ptr, value, mask = op.ptr, op.value, op.mask
     if not ptr.type.is_block():
         return
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
-    aff = analyze(ptr)
-    box = BoxMask(tuple(ptr.type.shape)) if mask is None else analyze_mask(mask)
+    aff, box = _box_form(ptr, mask, lm)
     if aff is not None and aff.root is not None and box is not None:
         p, strides, valid = _box_operands(b, aff, box, tuple(ptr.type.shape))
         isz = ptr.type.scalar.element_ty.itemsize
         remap, remap_attrs = _remap_operands(b, aff)
         b.create(mtia.STORE_BOX, [p, value, *strides, *valid, *remap], [],
-                 {"rank": len(ptr.type.shape), "unaligned": not _box_aligned(aff, isz, align), **remap_attrs})
+                 {"rank": len(ptr.type.shape), "unaligned": not _box_aligned(aff, isz, lm.align_bytes), **remap_attrs})
     else:
         root, offs = split_pointer(b, ptr)
         b.create(mtia.SCATTER, [root, offs, value] + ([mask] if mask is not None else []), [])

@@ -20,12 +20,13 @@ from .lower_memory import materialize, offset_pointer
 
 @dataclass(frozen=True)
 class ScalarizeIterArgs:
+    remap_boxes: bool = True           # carry wrapped and clamped rows too (compiler/backend/options.py)
     name: str = "scalarize-iter-args"
 
     def run(self, module) -> None:
         for func in module.functions:
             for op in [o for o in func.walk(post_order=True) if o.name == Op.FOR]:
-                _scalarize(op)
+                _scalarize(op, self.remap_boxes)
 
 
 def _delta(arg: Value, yielded: Value):
@@ -97,7 +98,7 @@ def _rebuild(b: Builder, scalar: Value, pattern: Value | None, block_t) -> Value
     return v if block_t.scalar == i64 else b.create1(Op.TRUNCI, [v], block_t)
 
 
-def _scalarize(loop: Operation) -> None:
+def _scalarize(loop: Operation, remap_boxes: bool) -> None:
     body = loop.body
     inits = list(loop.inits)
     args = body.args[1:]
@@ -108,7 +109,7 @@ def _scalarize(loop: Operation) -> None:
         if not t.is_block() or not (t.scalar.is_ptr() or t.scalar.is_int()):
             continue
         aff = analyze(init)
-        if aff is None or (t.scalar.is_ptr() and aff.root is None):
+        if aff is None or (t.scalar.is_ptr() and aff.root is None) or (aff.remap is not None and not remap_boxes):
             continue
         d = _delta(arg, yield_op.values[j])
         if d is not None:

@@ -1,0 +1,49 @@
+"""The MTIA backend's optimisation switches: each is on by default and can be turned off alone, so its
+effect can be measured (`python -m compiler.kernels.bench` prints every switch's ablation).
+
+A launch takes them as `mtia_options={"remap_boxes": False}` (and `compile(..., mtia_options=...)`);
+`num_stages` stays Triton's own launch keyword.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    remap_boxes: bool = True
+    """Wrapped (`% M`) and clamped (`tl.where(offs < M, offs, 0)`) rows stay DMA boxes; off: they
+    become element-wise gathers over materialised address tiles."""
+    mask_boxes: bool = True
+    """Masks that are boxes become clipped DMA extents (the effective shape); off: masked loads and
+    stores are element-wise gathers and scatters under the mask."""
+    licm: bool = True
+    """Loop-invariant scalar address arithmetic is hoisted out of loops; off: it is recomputed by the
+    control core every iteration."""
+
+    @staticmethod
+    def names() -> tuple[str, ...]:
+        return tuple(f.name for f in fields(BackendOptions))
+
+    @staticmethod
+    def of(value) -> "BackendOptions":
+        """From a BackendOptions, a dict of switches, or None (all on); unknown names are refused."""
+        if value is None:
+            return BackendOptions()
+        if isinstance(value, BackendOptions):
+            return value
+        if not isinstance(value, dict):
+            raise TypeError(f"mtia_options must be a dict of switches ({', '.join(BackendOptions.names())}), "
+                            f"got {value!r}")
+        bad = [k for k in value if k not in BackendOptions.names()]
+        if bad:
+            raise ValueError(f"unknown mtia_options {', '.join(map(repr, bad))}; the switches are "
+                             f"{', '.join(BackendOptions.names())}")
+        for k, v in value.items():
+            if not isinstance(v, bool):
+                raise TypeError(f"mtia_options[{k!r}] must be True or False, got {v!r}")
+        return BackendOptions(**value)
+
+    def off(self) -> tuple[str, ...]:
+        """The switches turned off (the cache key part and the report's note)."""
+        return tuple(n for n in self.names() if not getattr(self, n))

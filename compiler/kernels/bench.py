@@ -1,0 +1,182 @@
+"""The kernel benchmark: one table of library kernels on a config (MTIA 2i by default), each row with
+its cycles, the fraction of the compute peak or of the DRAM bandwidth it reaches, the roof that binds
+it, the host's wall time for the simulation, and what each backend switch is worth (the run's cycles
+with the switch off over its cycles with every switch on; only switches that change the kernel's
+program are run). Below the table, the comparisons the performance targets are stated in.
+
+    python -m compiler.kernels.bench            # the whole table (minutes)
+    python -m compiler.kernels.bench --quick    # smaller shapes, for a first look
+    mtiasim bench --kernels                     # the same table from the CLI
+
+Every run is timing-only (`numerics=False`, the same cycles as with numerics), except the
+simulator-speed comparison against Triton's own interpreter (`--interpreter`, needs the `inductor`
+extra's triton and torch), which computes the numbers on both sides.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..backend.options import BackendOptions
+
+
+@dataclass(frozen=True)
+class Case:
+    kernel: str                 # a library kernel's name (compiler.kernels.library())
+    shape: tuple
+    metric: str                 # "peak" (of the compute roof) or "dram" (of the DRAM bandwidth)
+    launch: dict = field(default_factory=dict)
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.label or self.kernel
+
+
+def cases(quick: bool) -> list[Case]:
+    g = 1024 if quick else 2048
+    return [
+        Case("matmul_tutorial", (g, g, g), "peak", {"sram_resident": True}, "matmul_tutorial (% M, 128x128x64)"),
+        Case("matmul", (g, g, g), "peak", {"sram_resident": True}, "matmul (library)"),
+        Case("matmul", (2048, 2048, 2048) if quick else (4096, 4096, 4096), "peak", {}, "matmul (library, DRAM)"),
+        Case("softmax", (2048, 4096) if quick else (8192, 4096), "dram"),
+        Case("layernorm_fwd", (2048, 4096) if quick else (8192, 4096), "dram"),
+        Case("int8_gemm", (g, g, g), "peak", {"sram_resident": True}),
+        Case("matmul", (g, g, g), "peak", {"sram_resident": True, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+             "matmul (library, 128x128x64)"),
+        Case("matmul", (256, 256, 256), "peak", {}, "matmul 256^3"),
+    ]
+
+
+def _launch(case: Case, rng, options: BackendOptions | None = None):
+    """Run a case once: (combined report, the compiled kernels it launched)."""
+    from simulator.report import combine
+
+    from ..runtime.jit import LAUNCH_OBSERVERS
+    from . import library
+    k = library()[case.kernel]
+    inputs = k.make_inputs(case.shape, rng)
+    compiled = []
+
+    def observe(c, grid, record):
+        compiled.append(c)
+    LAUNCH_OBSERVERS.append(observe)
+    try:
+        launch = dict(case.launch, numerics=False)
+        if options is not None:
+            launch["mtia_options"] = {n: False for n in options.off()}
+        _, runs = k.run(*inputs, **launch)
+    finally:
+        LAUNCH_OBSERVERS.remove(observe)
+    return combine([r.report for r in runs], case.name), compiled
+
+
+def _changes(compiled, switch: str, num_stages: int) -> bool:
+    """Whether turning `switch` off changes the program of any kernel the case launched."""
+    from simulator import get_config
+
+    from ..runtime.mtia_executor import mtia_program
+    from ..errors import CompilationError
+    cfg = get_config()
+    off = BackendOptions.of({switch: False})
+    for c in compiled:
+        try:
+            if _code(mtia_program(c, cfg, num_stages)[0]) != _code(mtia_program(c, cfg, num_stages, off)[0]):
+                return True
+        except CompilationError:          # it does not compile without the switch (e.g. does not fit)
+            return True
+    return False
+
+
+def _code(prog) -> list[str]:
+    """A program's instructions and buffers (its assembly without the .meta line)."""
+    return [ln for ln in prog.to_asm().splitlines() if not ln.startswith(".meta")]
+
+
+def measure(case: Case, ablations: bool = True) -> dict:
+    from ..errors import CompilationError
+    rng = np.random.default_rng(0)
+    rep, compiled = _launch(case, rng)
+    floors = rep.roofline.floors
+    row = {"kernel": case.name, "shape": "x".join(map(str, case.shape)), "cycles": int(rep.cycles),
+           "metric": case.metric, "fraction": floors["compute" if case.metric == "peak" else "dram"] / rep.seconds,
+           "bound": rep.roofline.bound, "roofline_fraction": rep.roofline.fraction, "wall_s": rep.wall_seconds,
+           "commands": rep.commands, "ablations": {}}
+    if ablations:
+        stages = case.launch.get("num_stages", 3)
+        for sw in BackendOptions.names():
+            if _changes(compiled, sw, stages):
+                try:
+                    off, _ = _launch(case, np.random.default_rng(0), BackendOptions.of({sw: False}))
+                except CompilationError as e:        # e.g. the tiles no longer fit the local store
+                    row["ablations"][sw] = type(e).__name__
+                    continue
+                row["ablations"][sw] = off.cycles / rep.cycles
+    return row
+
+
+def comparisons(quick: bool, rows: list[dict]) -> list[str]:
+    """The targets' ratios, measured in this run."""
+    by = {r["kernel"]: r for r in rows}
+    out = []
+    tut, lib = by.get("matmul_tutorial (% M, 128x128x64)"), by.get("matmul (library)")
+    if tut and lib:
+        out.append(f"tutorial matmul vs library matmul {tut['shape']}: {tut['cycles'] / lib['cycles']:.3f}x the "
+                   f"cycles, {tut['wall_s'] / lib['wall_s']:.2f}x the simulation wall time")
+    i8 = by.get("int8_gemm")
+    if i8 and lib:
+        out.append(f"INT8 GEMM {i8['shape']} (dynamic quantisation counted) vs FP16 library matmul: "
+                   f"{lib['cycles'] / i8['cycles']:.2f}x faster")
+    return out
+
+
+def run(quick: bool = False, only: tuple = (), ablations: bool = True, progress=None) -> dict:
+    rows = []
+    for c in cases(quick):
+        if only and not any(o in c.name for o in only):
+            continue
+        if progress:
+            progress(c.name)
+        rows.append(measure(c, ablations))
+    return {"rows": rows, "comparisons": comparisons(quick, rows)}
+
+
+def format_table(result: dict, config: str) -> str:
+    lines = [f"kernel benchmark on {config} (timing-only runs; ablations: cycles with the switch off / with all on)",
+             f"  {'kernel':<36}{'shape':>16}{'cycles':>12}{'fraction':>14}{'bound':>9}{'wall s':>8}  ablations"]
+    for r in result["rows"]:
+        frac = f"{100 * r['fraction']:.1f}% {'peak' if r['metric'] == 'peak' else 'DRAM'}"
+        abl = ", ".join(f"{k} {v:.2f}x" if isinstance(v, float) else f"{k} {v}"
+                        for k, v in r["ablations"].items()) or "-"
+        lines.append(f"  {r['kernel']:<36}{r['shape']:>16}{r['cycles']:>12,}{frac:>14}{r['bound']:>9}"
+                     f"{r['wall_s']:>8.1f}  {abl}")
+    lines += [f"  {c}" for c in result["comparisons"]]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m compiler.kernels.bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="smaller shapes")
+    p.add_argument("--only", action="append", default=[], metavar="TEXT", help="rows whose name contains TEXT")
+    p.add_argument("--no-ablations", action="store_true", help="skip the runs with a switch off")
+    p.add_argument("--config", default=None, help="config name or path (default: the current one, MTIA 2i)")
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args(argv)
+    from simulator import get_config, use_config
+    t = time.perf_counter()
+    with use_config(a.config or get_config().name):
+        res = run(a.quick, tuple(a.only), not a.no_ablations,
+                  progress=None if a.json else (lambda n: print(f"  ... {n}", flush=True)))
+        name = get_config().name
+    print(json.dumps(res, indent=2) if a.json else format_table(res, name))
+    if not a.json:
+        print(f"  ({time.perf_counter() - t:.0f} s in all)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,65 @@
+"""The backend's optimisation switches (`mtia_options=`): each one off changes the program, never the
+answer; bad switches are refused by name; the kernel benchmark measures what each is worth."""
+import numpy as np
+import pytest
+
+from compiler.backend.options import BackendOptions
+from compiler.kernels import library
+from compiler.kernels.bench import Case, format_table, measure
+from simulator import use_config
+
+from test_wrapped_offsets import _dmas, _wrapped_matmul_kernel
+
+
+def _matmul_inputs():
+    rng = np.random.default_rng(5)
+    return rng.standard_normal((100, 40)).astype(np.float16), rng.standard_normal((40, 72)).astype(np.float16)
+
+
+@pytest.mark.parametrize("switch", BackendOptions.names())
+def test_each_switch_off_gives_the_same_numbers(switch):
+    a, b = _matmul_inputs()
+    outs = []
+    for opts in ({}, {switch: False}):
+        c = np.full((100, 72), np.nan, np.float16)
+        with use_config("mtia-small"):
+            _wrapped_matmul_kernel[(12,)](a, b, c, 100, 72, 40, 40, 72, 72, BM=32, BN=32, BK=16, mtia_options=opts)
+        outs.append(c)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    assert not np.isnan(outs[0]).any()
+
+
+def test_switches_change_the_lowering_they_name():
+    from simulator import get_config
+
+    from compiler.runtime.mtia_executor import mtia_program
+    a, b = _matmul_inputs()
+    c = np.zeros((100, 72), np.float16)
+    compiled = _wrapped_matmul_kernel.compile(a, b, c, 100, 72, 40, 40, 72, 72, BM=32, BN=32, BK=16)
+    asm = lambda opts: mtia_program(compiled, get_config(), 3, opts)[0].to_asm()  # noqa: E731
+    on = _dmas(compiled)
+    assert any("wrap=" in d for d in on) and not any("gather" in d for d in on)
+    no_remap = asm({"remap_boxes": False})
+    assert "dma.gather" in no_remap and "wrap=" not in no_remap
+    no_mask = asm({"mask_boxes": False})
+    assert "dma.gather" in no_mask and "valid=" not in no_mask.split("endfor")[0].split("for_")[-1]
+
+
+def test_bad_switches_are_refused_by_name():
+    a, b = _matmul_inputs()
+    c = np.zeros((100, 72), np.float16)
+    with pytest.raises(ValueError, match=r"unknown mtia_options 'remap'; the switches are remap_boxes"):
+        _wrapped_matmul_kernel[(12,)](a, b, c, 100, 72, 40, 40, 72, 72, BM=32, BN=32, BK=16,
+                                      mtia_options={"remap": False})
+    with pytest.raises(TypeError, match=r"mtia_options\['licm'\] must be True or False"):
+        BackendOptions.of({"licm": 0})
+
+
+def test_the_benchmark_row_reports_fraction_bound_and_each_switch_that_matters():
+    assert "matmul_tutorial" in library()
+    with use_config("mtia-small"):
+        row = measure(Case("matmul_tutorial", (128, 128, 64), "peak", {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32,
+                                                                      "BLOCK_SIZE_K": 32}))
+    assert row["cycles"] > 0 and 0 < row["fraction"] <= 1 and row["bound"] in ("compute", "dram", "sram")
+    assert row["ablations"]["remap_boxes"] > 1.5, row        # gathers instead of wrapped boxes
+    assert "matmul_tutorial" in format_table({"rows": [row], "comparisons": []}, "mtia-small")
