@@ -23,7 +23,14 @@ from .instruction import Instr, instruction
 class DmaIn(Instr):
     """dst[i] = mem[base + sum_k(j_k * strides[k]) * itemsize] for every index i of dst's box with
     i_k < valid[k] (all of the box when valid is empty), j_k = i_k except along a wrapped or clamped
-    dimension (module docstring); the other elements of dst = pad."""
+    dimension (module docstring); the other elements of dst = pad.
+
+    prefetch (DMA_IN with prefetch): when nonzero, the same box at base + prefetch bytes is also
+    brought from DRAM into the LLC (clipped to the array base is in); the transfer does not wait for it.
+    bcast=N (N > 1): a broadcast read. The N PEs of this PE's group (N consecutive PEs of a grid row,
+    PE index // N; N divides the columns) each issue the same dma.in, and the k-th broadcast read of
+    every member is one transfer: memory and the NoC up to where the routes part carry it once. It
+    starts when the last member has issued it; a member that never does leaves the others waiting."""
     dst: TileKind
     base: XReg
     strides: XList
@@ -32,6 +39,8 @@ class DmaIn(Instr):
     unaligned: Imm = 0
     wrap: XList = ()
     clamp: XList = ()
+    prefetch: XOrImm = 0
+    bcast: Imm = 0
 
 
 @instruction("dma.out", "dma")
@@ -109,8 +118,18 @@ class DmaCas(Instr):
 
 @instruction("dma.prefetch", "dma")
 class DmaPrefetch(Instr):
-    """Bring `nbytes` starting at DRAM address base into the LLC part of SRAM (DMA_IN with
-    prefetch). No data reaches the local store; completes when the lines are in SRAM."""
+    """Bring `nbytes` starting at DRAM address base (within the array base is in) into the LLC part
+    of SRAM. No data reaches the local store. The command completes once its descriptor is issued;
+    a later load of those lines waits for a fill still in flight."""
+    base: XReg
+    nbytes: XOrImm
+
+
+@instruction("dma.discard", "dma")
+class DmaDiscard(Instr):
+    """Dead-tensor hint: the `nbytes` bytes from DRAM address base hold data nobody reads again.
+    Their whole LLC lines are dropped without being written back to DRAM, and those bytes of memory
+    become undefined (the simulator fills them with 0xff). Bytes in SRAM scratch are untouched."""
     base: XReg
     nbytes: XOrImm
 

@@ -29,10 +29,11 @@ DEFAULT_CONFIG = "mtia-2i"
 
 # What the model itself keeps in host memory is bounded, so that a config the validator accepts is one
 # this simulator can hold: each PE's local store is a byte array with a byte map of what was written
-# (the sanitizer), and the LLC keeps a tag and an LRU stamp (16 bytes) per line. 2 GiB for each leaves
-# room for the kernels' own arrays and a second simulation (a sweep worker, a test) on a 24 GiB machine.
+# (the sanitizer), and the LLC keeps a tag, an LRU stamp, a fill time and a dirty bit (25 bytes) per
+# line. 2 GiB for each leaves room for the kernels' own arrays and a second simulation (a sweep worker,
+# a test) on a 24 GiB machine.
 STATE_BUDGET_BYTES = 2 << 30
-LLC_BYTES_PER_LINE = 16
+LLC_BYTES_PER_LINE = 25          # tag and LRU stamp (8 B each), when its fill lands (8 B), dirty (1 B)
 DPE_DTYPES = ("f16", "bf16", "f32", "i8", "u8", "f8e4m3", "f8e5m2", "f64")
 VECTOR_DTYPES = ("i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64")   # vector_core.rate_name's keys
 
@@ -157,8 +158,11 @@ class Dma(_Model):
 class Pe(_Model):
     local_store_kib: int = _f("local store per PE (KiB)", ge=1, le=(SRAM_BASE - LS_BASE) >> 10,
                               why="a PE's address map gives the local store [0, 1 GiB)")
-    local_store_gbps: float = _f("local store bandwidth, reads plus writes (GB/s)", gt=0)
+    local_store_gbps: float = _f("local store bandwidth, reads plus writes, one port shared by the engines "
+                                 "and the DMA (GB/s)", gt=0)
     queue_depth: int = _f("commands each engine's queue in the command processor holds", ge=1, le=4096)
+    cp_cycles: int = _f("cycles the command processor takes to resolve a command (dependency check, CB "
+                        "pointers) before its engine may start it", ge=0, le=1000)
     scalar: ScalarCore
     dpe: Dpe
     se: Engine
@@ -170,6 +174,7 @@ class Pe(_Model):
 
 class Noc(_Model):
     hop_cycles: int = _f("latency per mesh hop (cycles)", ge=0)
+    link_gbps: float = _f("bandwidth of each mesh link and edge-crossbar port, per direction (GB/s)", gt=0)
 
 
 class Sram(_Model):
@@ -183,6 +188,9 @@ class Sram(_Model):
     arbitration: Literal["round_robin", "fifo"] = _f(
         "how the SRAM serves PEs that want it at once: in turn, burst by burst (round_robin), or whole "
         "transfers in arrival order (fifo)")
+    llc_policy: Literal["write_back", "write_through"] = _f(
+        "what a store to a cached DRAM line does: mark it dirty and write it to DRAM on eviction "
+        "(write_back), or go to DRAM at once (write_through)")
 
     @model_validator(mode="after")
     def _split(self):
@@ -219,6 +227,43 @@ class Dram(_Model):
     latency_ns: float = _f("access latency (ns)", ge=0)
     capacity_gib: int = _f("capacity (GiB)", ge=1, le=1 << 20,
                            why="1 PiB; arrays are stored sparsely, so only the address space bounds it")
+    banks: int = _f("banks per channel, each with one open row", ge=1, le=256)
+    page_bytes: int = _f("row (page) size of a channel (bytes)", ge=32)
+    activate_ns: float = _f("shortest time between activates to different banks of a channel: "
+                            "max(tRRD, tFAW / 4) (ns)", ge=0)
+    row_cycle_ns: float = _f("shortest time between activates to one bank, tRC (ns)", ge=0)
+    read_to_write_ns: float = _f("data-bus time lost turning from reads to writes (ns)", ge=0)
+    write_to_read_ns: float = _f("data-bus time lost turning from writes back to reads (ns)", ge=0)
+    write_batch_bytes: int = _f("bytes of writes the controller drains per turnaround while reads are also "
+                                "waiting (bytes)", ge=32)
+    refresh: Literal["per_bank", "all_bank", "off"] = _f(
+        "refresh mode: per-bank (REFpb, the controller works around the refreshing banks), all-bank "
+        "(REFab, the channel stops), or off")
+    refresh_interval_ns: float = _f("average time over which every bank is refreshed once, tREFI (ns)", gt=0)
+    refresh_all_bank_ns: float = _f("channel stop per all-bank refresh, tRFCab (ns)", ge=0)
+    refresh_per_bank_ns: float = _f("channel time lost per per-bank refresh command (ns); banks / 2 of them "
+                                    "per refresh interval", ge=0)
+    ecc: bool = _f("inline ECC in the memory controller: every transfer also moves its check bytes")
+    ecc_overhead: float = _f("check bytes moved per data byte when ecc is on", ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _geometry(self):
+        if self.page_bytes & (self.page_bytes - 1):
+            raise FieldValueError("page_bytes", self.page_bytes, "must be a power of two")
+        if self.refresh == "all_bank" and self.refresh_all_bank_ns >= self.refresh_interval_ns:
+            raise FieldValueError("refresh_all_bank_ns", self.refresh_all_bank_ns,
+                                  f"must be below refresh_interval_ns ({self.refresh_interval_ns}) or the channel "
+                                  f"never runs")
+        per = max(1, self.banks // 2)
+        if self.refresh == "per_bank" and self.refresh_per_bank_ns * per >= self.refresh_interval_ns:
+            raise FieldValueError("refresh_per_bank_ns", self.refresh_per_bank_ns,
+                                  f"banks / 2 = {per} of them must fit in refresh_interval_ns "
+                                  f"({self.refresh_interval_ns})")
+        return self
+
+
+class Launch(_Model):
+    overhead_ns: float = _f("time from a launch until the PEs start their programs (ns)", ge=0)
 
 
 class Config(_Model):
@@ -229,6 +274,7 @@ class Config(_Model):
     noc: Noc
     sram: Sram
     dram: Dram
+    launch: Launch
 
     @model_validator(mode="after")
     def _fits_in_host_memory(self):
@@ -266,6 +312,18 @@ class Config(_Model):
     @property
     def dram_latency_cycles(self) -> float:
         return self.dram.latency_ns * self.clock_ghz
+
+    def ns_to_cycles(self, ns: float) -> float:
+        return ns * self.clock_ghz
+
+    @property
+    def launch_cycles(self) -> float:
+        return self.launch.overhead_ns * self.clock_ghz
+
+    @property
+    def dram_ecc_factor(self) -> float:
+        """Channel bytes per data byte: 1, or 1 + the check bytes with inline ECC."""
+        return 1.0 + self.dram.ecc_overhead if self.dram.ecc else 1.0
 
     def dpe_peak_flops(self, dtype: str) -> float:
         """Chip-wide DPE peak in FLOP/s (2 per MAC) for an input dtype."""

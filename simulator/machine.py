@@ -5,9 +5,10 @@
     report = m.run(program, grid=(4,), args={"x_ptr": x.base, "n": 1024})
 
 Program ids are mapped onto PEs by a strategy (`pe_mapping`, `simulator.launch`); each PE runs its ids
-one after another. The run ends when every PE has finished and drained its commands; if events run
-out first, the machine stops with a deadlock report of every PE instead of hanging, and a program that
-runs more than the step limit (`max_steps`) is stopped with a StepLimitError.
+one after another, starting `launch.overhead_ns` after the launch (the work-queue descriptors reach
+the PEs). The run ends when every PE has finished and drained its commands; if events run out first,
+the machine stops with a deadlock report of every PE instead of hanging, and a program that runs more
+than the step limit (`max_steps`) is stopped with a StepLimitError.
 """
 from __future__ import annotations
 
@@ -42,9 +43,9 @@ class Machine:
         self.max_steps = launch.max_steps(max_steps)     # control-core instructions per program
         self.steps_limit = self.max_steps                 # this run's (run(max_steps=) may override it)
         self.progress = None                              # a tqdm bar over programs, on long runs
-        self.memsys = MemorySystem(self.cfg)
         self.gmem = GlobalMemory(self.cfg.dram.capacity_gib << 30,
                                  (self.cfg.sram.size_mib - self.cfg.sram.llc_mib) << 20)
+        self.memsys = MemorySystem(self.cfg, self.gmem)
         self.kernel_name = "?"
         self.grid = (1, 1, 1)
         self._lines, self._source = [], "?"
@@ -112,6 +113,7 @@ class Machine:
         if unknown:
             raise ProgramError(f"{program.name}: unknown argument(s) {', '.join(unknown)}")
         regs = [(a.reg, _arg_value(a, args[a.name])) for a in program.args]
+        self.arg_addrs = [v for a, (_, v) in zip(program.args, regs) if a.kind == "ptr"]
         remote = {ins.cb for ins in program.instrs if type(ins) is ReSend}
         assignment = launch.map_programs(grid, len(self.pes), pe_mapping)
         if remote and any(len(p) > 1 for p in assignment):
@@ -143,6 +145,7 @@ class Machine:
         states = [pe.state() for pe in self.pes if len(pe.pids)]
         lines = [f"deadlock in {self.kernel_name} at cycle {self.env.now:.0f}: no event can proceed and "
                  f"{len(stuck)} PE(s) have work left"]
+        lines += [f"  {b}" for b in self.memsys.pending_broadcasts()]
         for st in states:
             if st["finished"]:
                 continue

@@ -4,6 +4,11 @@ the run sits against the roofline of its config.
 The roofline floor is the shortest time the config allows for this work: the busiest compute
 engine at its peak, or every DRAM (or SRAM) byte at full bandwidth, whichever is longest. A run can
 never beat it; `fraction` is floor / actual, and `bound` names the roof that sets the floor.
+
+The compulsory floor judges the traffic itself: the bytes the kernel's arguments must move at least
+once (each array read counts its size, each array written its size again) at DRAM (arrays in DRAM)
+and SRAM (all of them) bandwidth. A kernel that moves 7x those bytes shows it here, however well it
+uses the bandwidth it spends. (It can be beaten: a warm LLC, or outputs the LLC still holds dirty.)
 """
 from __future__ import annotations
 
@@ -32,6 +37,16 @@ class Roofline:
 
 
 @dataclass
+class Compulsory:
+    dram_bytes: float                 # argument bytes in DRAM, read once and written once
+    sram_bytes: float                 # every argument byte, read once and written once
+    floors: dict[str, float]          # seconds: compute (as the roofline), dram, sram
+    floor_seconds: float
+    dram_ratio: float                 # DRAM bytes this run moved / dram_bytes (nan when 0)
+    sram_ratio: float                 # SRAM bytes this run moved / sram_bytes
+
+
+@dataclass
 class Report:
     kernel: str
     config: str
@@ -52,6 +67,9 @@ class Report:
     # why engines could not work: engine -> reason -> fraction of the run, averaged over the PEs that
     # ran (reasons: see simulator/pe/engine.py; "data a" = waiting for a tile of CB a to be written)
     stalls: dict[str, dict[str, float]] = field(default_factory=dict)
+    compulsory: Compulsory | None = None
+    # DRAM channel time by use, as fractions of (channels x run): data, ecc, activate, turnaround, refresh
+    dram: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -76,6 +94,11 @@ class Report:
                   "compute_roof": rf.compute_roof, "floor_seconds": rf.floor_seconds, "bound": rf.bound,
                   "attainable_flops": rf.attainable_flops, "achieved_flops": rf.achieved_flops,
                   "roofline_fraction": rf.fraction})
+        r.update({f"dram_{k}": v for k, v in self.dram.items()})
+        if self.compulsory is not None:
+            c = self.compulsory
+            r.update({"compulsory_floor_seconds": c.floor_seconds, "compulsory_dram_ratio": c.dram_ratio,
+                      "compulsory_sram_ratio": c.sram_ratio})
         return r
 
     def __str__(self) -> str:
@@ -104,7 +127,7 @@ def format_report(r: Report) -> str:
         "  work        " + ", ".join(f"{k} {_si(v, 'op')}" for k, v in r.ops.items() if v),
         f"  memory      DRAM {_si(r.bytes['dram_read'], 'B')} read + {_si(r.bytes['dram_write'], 'B')} written, "
         f"SRAM {_si(r.bytes['sram'], 'B')}, LS {_si(r.bytes['ls'], 'B')}; LLC {r.llc['hits']:,} hits / "
-        f"{r.llc['misses']:,} misses",
+        f"{r.llc['misses']:,} misses" + _llc_extra(r.llc),
         "  engines     " + "  ".join(f"{k} {100 * v:5.1f}%" for k, v in r.utilization.items()),
         f"  roofline    {100 * rf.fraction:.1f}% of the {rf.bound} roofline: "
         + (f"{_si(rf.achieved_flops, 'FLOP/s')} achieved of {_si(rf.attainable_flops, 'FLOP/s')} attainable; "
@@ -114,10 +137,34 @@ def format_report(r: Report) -> str:
            f"{rf.arithmetic_intensity:.3g} FLOP/B" if rf.flops else ""),
         "  floors      " + ", ".join(f"{k} {v * 1e6:,.2f} us" for k, v in rf.floors.items()),
     ]
+    if r.dram.get("data"):
+        lines.insert(4, "  dram        " + format_dram(r.dram))
+    c = r.compulsory
+    if c is not None and c.sram_bytes:
+        moved = (f"moved {c.dram_ratio:.2f}x those bytes from DRAM, " if c.dram_bytes else "moved ") + \
+                f"{c.sram_ratio:.2f}x through SRAM"
+        lines.append(f"  compulsory  dram {c.floors['dram'] * 1e6:,.2f} us, sram {c.floors['sram'] * 1e6:,.2f} us "
+                     f"({_si(c.sram_bytes, 'B')} of arguments, each read or written once); {moved}")
     stalls = format_stalls(r.stalls)
     if stalls:
         lines.append("  stalls      " + stalls)
     return "\n".join(lines)
+
+
+def _llc_extra(llc: dict) -> str:
+    parts = [f"{llc[k]:,} {name}" for k, name in (("fill_waits", "waits on fills"), ("prefetched", "prefetched"))
+             if llc.get(k)]
+    if llc.get("dirty_bytes"):
+        parts.append(f"{_si(llc['dirty_bytes'], 'B')} dirty")
+    return (", " + ", ".join(parts)) if parts else ""
+
+
+def format_dram(d: dict) -> str:
+    """How the DRAM channels spent the run: busy, and of it, data and each loss."""
+    busy = sum(d.values())
+    parts = [f"data {100 * d['data']:.1f}%"] + [f"{k} {100 * d[k]:.1f}%" for k in ("refresh", "turnaround", "activate",
+                                                                               "ecc") if d.get(k, 0) >= 0.0005]
+    return f"channels {100 * busy:.1f}% busy: " + ", ".join(parts)
 
 
 def format_stalls(stalls: dict, top: int = 2, at_least: float = 0.01) -> str:
@@ -155,8 +202,11 @@ def build_report(machine, program, wall: float) -> Report:
             per["done"] = per.get("done", 0.0) + max(0.0, cycles - eng.last_end) * share
     ms = machine.memsys
     dram = ms.dram_read + ms.dram_write
+    use = ms.dram.totals()
+    span = cycles * ms.dram.n
+    dram_use = {k: (use[k] / span if span else 0.0) for k in ("data", "ecc", "activate", "turnaround", "refresh")}
     by = {"dram_read": float(ms.dram_read), "dram_write": float(ms.dram_write), "sram": float(ms.sram_bytes),
-          "ls": float(sum(pe.ls_port.bytes + pe.ls_dma_port.bytes for pe in machine.pes)),
+          "ls": float(sum(pe.ls_port.bytes for pe in machine.pes)),
           "dma": float(sum(pe.engines["dma"].bytes for pe in machine.pes))}
     # compute roof: per engine, its work at chip-wide peak
     dpe_dtypes = {}
@@ -202,13 +252,41 @@ def build_report(machine, program, wall: float) -> Report:
         arithmetic_intensity=flops / dram if dram else float("inf"), floors=floors, floor_seconds=floor,
         bound=bound, attainable_flops=flops / floor if floor else 0.0,
         achieved_flops=flops / seconds if seconds else 0.0, fraction=floor / seconds if seconds else 0.0)
+    comp = compulsory(machine, compute_floor, dram, ms.sram_bytes)
     return Report(
         kernel=program.name, config=cfg.name, grid=machine.grid, cycles=cycles, seconds=seconds,
         commands=sum(pe.core.issued for pe in machine.pes),
         instructions=sum(pe.core.instructions for pe in machine.pes), ops=ops, bytes=by,
-        llc={"hits": ms.llc.hits, "misses": ms.llc.misses}, utilization=util, per_pe=per_pe, roofline=rf,
+        llc={"hits": ms.llc.hits, "misses": ms.llc.misses, "fill_waits": ms.llc.fill_waits,
+             "writebacks": ms.llc.writebacks, "prefetched": ms.prefetched, "discarded": ms.discarded,
+             "dirty_bytes": ms.llc.dirty_lines() * ms.line},
+        utilization=util, per_pe=per_pe, roofline=rf,
         wall_seconds=wall, numerics=machine.numerics, log=list(machine.log),
-        stalls={k: dict(sorted(v.items(), key=lambda kv: -kv[1])) for k, v in stalls.items()})
+        stalls={k: dict(sorted(v.items(), key=lambda kv: -kv[1])) for k, v in stalls.items()},
+        compulsory=comp, dram=dram_use)
+
+
+def compulsory(machine, compute_floor: float, dram_moved: float, sram_moved: float) -> Compulsory:
+    """The floor of the bytes the arguments must move: every array argument the run read counts its
+    size once, every one it wrote once more."""
+    cfg, ms = machine.cfg, machine.memsys
+    dram_b = sram_b = 0.0
+    seen = set()
+    for addr in getattr(machine, "arg_addrs", ()):
+        a = machine.gmem.find(addr)
+        if a is None or a.base in seen:
+            continue
+        seen.add(a.base)
+        how = ms.touched.get(a.base, 0)
+        n = a.data.size * ((how & 1) + (how >> 1))
+        sram_b += n
+        if a.region == "dram":
+            dram_b += n
+    floors = {"compute": compute_floor, "dram": dram_b / (cfg.dram.bandwidth_gbps * 1e9),
+              "sram": sram_b / (cfg.sram.gbps * 1e9)}
+    return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, floors=floors, floor_seconds=max(floors.values()),
+                      dram_ratio=dram_moved / dram_b if dram_b else float("nan"),
+                      sram_ratio=sram_moved / sram_b if sram_b else float("nan"))
 
 
 def combine(reports: list[Report], kernel: str) -> Report:
@@ -252,4 +330,18 @@ def combine(reports: list[Report], kernel: str) -> Report:
                   ops=add("ops"), bytes=add("bytes"), llc=add("llc"), utilization=weighted([r.utilization for r in reports]),
                   per_pe=per_pe, roofline=rf, wall_seconds=sum(r.wall_seconds for r in reports),
                   numerics=all(r.numerics for r in reports), log=[x for r in reports for x in r.log],
-                  stalls=stalls)
+                  stalls=stalls, compulsory=_combine_compulsory(reports), dram=weighted([r.dram for r in reports]))
+
+
+def _combine_compulsory(reports: list[Report]) -> Compulsory | None:
+    cs = [r.compulsory for r in reports]
+    if any(c is None for c in cs):
+        return None
+    dram_b, sram_b = sum(c.dram_bytes for c in cs), sum(c.sram_bytes for c in cs)
+    floors = {k: sum(c.floors[k] for c in cs) for k in cs[0].floors}
+    moved_d = sum(r.bytes["dram_read"] + r.bytes["dram_write"] for r in reports)
+    moved_s = sum(r.bytes["sram"] for r in reports)
+    return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, floors=floors,
+                      floor_seconds=sum(c.floor_seconds for c in cs),
+                      dram_ratio=moved_d / dram_b if dram_b else float("nan"),
+                      sram_ratio=moved_s / sram_b if sram_b else float("nan"))

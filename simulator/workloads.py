@@ -229,8 +229,10 @@ def _coerce(w: Workload, key: str, value: Any) -> Any:
             v = int(value) if not isinstance(value, float) or float(value).is_integer() else None
         except (TypeError, ValueError):
             v = None
-        if v is None or v < 1:
-            raise WorkloadError(f"{w.name}: shape parameter {key} = {bounded_repr(value)} must be a positive integer")
+        least = 1 if key in w.dims else 0          # an integer option may be 0 (off): bcast=0, prefetch=0
+        if v is None or v < least:
+            raise WorkloadError(f"{w.name}: shape parameter {key} = {bounded_repr(value)} must be "
+                                f"{'a positive' if least else 'a non-negative'} integer")
         if v > MAX_DIM:
             raise WorkloadError(f"{w.name}: shape parameter {key} = {bounded_repr(v)} is past the largest dim "
                                 f"({MAX_DIM:,}: 32-bit offsets, and no larger array fits in host memory)")
@@ -318,6 +320,19 @@ def _gemm(machine_or_config, shape, numerics):
     return rep, ({"max |C - A@B|": float(abs(out - ref).max())} if numerics else {})
 
 
+def _gemm_weights(machine_or_config, shape, numerics):
+    from .examples.gemm import run_gemm
+    m = as_machine(machine_or_config, numerics)
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    try:
+        rep, out, ref = run_gemm(m, M, N, K, region="dram", act_region="sram", BM=shape["BM"], BN=shape["BN"],
+                                 BK=shape["BK"], bcast=shape["bcast"], prefetch=shape["prefetch"], b_tiles=True,
+                                 m_fastest=True)
+    except ValueError as e:
+        raise WorkloadError(str(e)) from None
+    return rep, ({"max |C - A@B|": float(abs(out - ref).max())} if numerics else {})
+
+
 def _softmax(machine_or_config, shape, numerics):
     from .examples.softmax import run_softmax
     m = as_machine(machine_or_config, numerics)
@@ -332,8 +347,16 @@ def _dram_stream(machine_or_config, shape, numerics):
     from .examples.micro import dram_stream
     m = as_machine(machine_or_config, numerics)
     pes, chunks, chunk = m.cfg.num_pes, shape["chunks"], shape["chunk_bytes"]
-    src = m.gmem.alloc(pes * chunks * chunk, "src")
+    src = m.gmem.alloc(pes * chunks * chunk, "src", shape["region"])
     return m.run(dram_stream(chunks, chunk), grid=(pes,), args={"src": src})
+
+
+def _dram_copy(machine_or_config, shape, numerics):
+    from .examples.micro import dram_copy
+    m = as_machine(machine_or_config, numerics)
+    pes, chunks, chunk = m.cfg.num_pes, shape["chunks"], shape["chunk_bytes"]
+    src, dst = m.gmem.alloc(pes * chunks * chunk, "src"), m.gmem.alloc(pes * chunks * chunk, "dst")
+    return m.run(dram_copy(chunks, chunk), grid=(pes,), args={"src": src, "dst": dst})
 
 
 def _dpe_loop(machine_or_config, shape, numerics):
@@ -357,11 +380,23 @@ register_workload(
     description="C = A @ B, f16 in, f32 out; hand-written double-buffered ISA (the largest tiles that fit the LS "
                 "and still give every PE one)")
 register_workload(
+    "gemm_weights", _gemm_weights, dims=("M", "N", "K"),
+    shape={"M": 512, "N": 26592, "K": 2048, "BM": 128, "BN": 96, "BK": 128, "bcast": 4, "prefetch": 2},
+    quick_shape={"M": 512, "N": 1536, "K": 2048},
+    description="ISCA'25's weight-bound GEMM: activations A and C in SRAM scratch, weights B (packed tile by "
+                "tile) in DRAM, broadcast to the 4 PEs of a group and prefetched into the LLC; hand-written ISA")
+register_workload(
     "softmax_isa", _softmax, dims=("R", "C"), shape={"R": 4096, "C": 1024, "region": "dram", "BR": None},
     description="row softmax of an [R, C] f32 array; hand-written ISA, one block of rows per program")
 register_workload(
-    "dram_stream", _dram_stream, dims=("chunks", "chunk_bytes"), shape={"chunks": 16, "chunk_bytes": 32768},
-    description="every PE streams chunks x chunk_bytes of its own DRAM slice into a CB (DRAM bandwidth)")
+    "dram_stream", _dram_stream, dims=("chunks", "chunk_bytes"),
+    shape={"chunks": 16, "chunk_bytes": 32768, "region": "dram"},
+    description="every PE streams chunks x chunk_bytes of its own DRAM slice into a CB (DRAM bandwidth; "
+                "region=sram: SRAM and NoC bandwidth)")
+register_workload(
+    "dram_copy", _dram_copy, dims=("chunks", "chunk_bytes"), shape={"chunks": 16, "chunk_bytes": 32768},
+    description="every PE copies chunks x chunk_bytes of its DRAM slice to another array (half reads, half "
+                "writes: the writes reach DRAM under a write-through LLC, or when evicted)")
 register_workload(
     "dpe_loop", _dpe_loop, dims=("iters",),
     shape={"iters": 64, "m": None, "n": None, "k": 32, "dtype": "f16"},

@@ -1,4 +1,5 @@
-"""An independent lower bound on a run's time, from its work and the config's published peaks."""
+"""An independent lower bound on a run's time, from its work and the config's published peaks:
+the launch, then the longest of the DPE's, the SE's and DRAM's shares at full rate."""
 from __future__ import annotations
 
 
@@ -11,8 +12,10 @@ def floor_seconds(report, cfg, flops_by_dtype: dict[str, float] | None = None, d
     t_se = report.ops["se"] / (cfg.pe.se.elems_per_cycle * pes * hz)
     if dram_bytes is None:
         dram_bytes = report.bytes["dram_read"] + report.bytes["dram_write"]
-    t_dram = dram_bytes / (cfg.dram.bandwidth_gbps * 1e9)
-    return max(t_dpe, t_se, t_dram)
+    ecc = 1 + cfg.dram.ecc_overhead if cfg.dram.ecc else 1       # inline ECC moves check bytes too
+    t_dram = dram_bytes * ecc / (cfg.dram.bandwidth_gbps * 1e9)
+    # nothing works before the launch has reached the PEs
+    return cfg.launch.overhead_ns * 1e-9 + max(t_dpe, t_se, t_dram)
 
 
 def assert_above_floor(report, cfg, **kw) -> None:

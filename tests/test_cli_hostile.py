@@ -61,7 +61,7 @@ def _run(capsys, args) -> tuple[int, str]:
     (["run", "softmax_isa", "--set", "pe.local_store_kib=1048576"], 1,
      ["pe.local_store_kib = 1048576: 64 PEs x 1,048,576 KiB", "allowed with 64 PEs: local_store_kib <= 16,384"]),
     (["run", "softmax_isa", "--set", "sram.size_mib=1048576", "--set", "sram.llc_mib=1048576"], 1,
-     ["sram.llc_mib = 1048576: an LLC of 8,589,934,592 lines", "llc_mib <= 16,384"]),
+     ["sram.llc_mib = 1048576: an LLC of 8,589,934,592 lines", "llc_mib <= 10,485"]),
     (["run", "softmax_isa", *SMALL, "--set", "clock_ghz=true"], 1, ["clock_ghz = True: Input should be a valid number"]),
     (["run", "softmax_isa", *SMALL, "--set", "dram.bandwidth_gbps=1e-300"], 1,
      ["dram.bandwidth_gbps = 1e-300: allowed for a value in gbps: 0.001 to 1e+07"]),

@@ -56,7 +56,7 @@ def test_bad_values_name_the_key_and_range(override, pattern):
 def test_unknown_keys_are_named(tmp_path: Path):
     p = tmp_path / "bad.yaml"
     p.write_text("extends: mtia-2i\ndram:\n  bandwith_gbps: 100\n")
-    with pytest.raises(ConfigError, match=r"dram\.bandwith_gbps: unknown key \(known keys here: bandwidth_gbps, "):
+    with pytest.raises(ConfigError, match=r"dram\.bandwith_gbps: unknown key \(known keys here: [a-z_, ]*bandwidth_gbps, "):
         load_config(p)
     with pytest.raises(ConfigError, match=r"override 'dram\.bandwith_gbps': unknown key"):
         load_config("mtia-2i", {"dram.bandwith_gbps": 1})
@@ -135,8 +135,8 @@ def test_error_messages_quote_long_values_cut_short():
      r"the 2 GiB this simulator allows: allowed with 64 PEs: local_store_kib <= 16,384"),
     ({"pe.local_store_kib": 1 << 21}, r"allowed: int >= 1 and <= 1048576: a PE's address map gives the local store"),
     ({"sram.size_mib": 1 << 20, "sram.llc_mib": 1 << 20},           # a 1 TiB LLC
-     r"sram\.llc_mib = 1048576: an LLC of 8,589,934,592 lines of 128 B takes 128 GiB of host memory .*"
-     r"allowed with line_bytes 128: llc_mib <= 16,384"),
+     r"sram\.llc_mib = 1048576: an LLC of 8,589,934,592 lines of 128 B takes 200 GiB of host memory .*"
+     r"allowed with line_bytes 128: llc_mib <= 10,485"),
     ({"sram.size_mib": 8192, "sram.llc_mib": 0},
      r"sram\.size_mib = 8192: leaves 8,192 MiB of scratch .* allowed: size_mib - llc_mib <= 3,072"),
     ({"dram.capacity_gib": 1 << 30}, r"dram\.capacity_gib = 1073741824: .*<= 1048576: 1 PiB"),
@@ -156,5 +156,5 @@ def test_values_the_simulator_cannot_hold_or_types_it_would_convert_are_refused(
 
 def test_the_largest_allowed_values_load():
     assert load_config("mtia-2i", {"pe.local_store_kib": 16384}).ls_bytes == 16 << 20
-    assert load_config("mtia-2i", {"sram.size_mib": 16384, "sram.llc_mib": 16384}).sram.llc_mib == 16384
+    assert load_config("mtia-2i", {"sram.size_mib": 10496, "sram.llc_mib": 10464}).sram.llc_mib == 10464
     assert load_config("mtia-2i", {"dram.bandwidth_gbps": 400}).dram.bandwidth_gbps == 400   # an int is a float

@@ -65,7 +65,11 @@ def test_no_cycle_is_wasted_and_a_lone_requester_sees_a_first_come_link():
 def test_the_published_figures_do_not_depend_on_the_arbiter(arbitration):
     cfg = load_config("mtia-2i", {"sram.arbitration": arbitration})
     stream = get_workload("dram_stream")(Machine(cfg, numerics=False), {"chunks": 8, "chunk_bytes": 32768}, False)
-    assert stream.roofline.fraction > 0.99
+    # all the DRAM can give: less per-bank refresh (8 ns per 488 ns of channel time) and the launch
+    # (0.8 us of an 84 us run)
+    refresh = cfg.dram.refresh_per_bank_ns / (cfg.dram.refresh_interval_ns / (cfg.dram.banks // 2))
+    best = (1 - refresh) * (1 - cfg.launch.overhead_ns * 1e-9 / stream.seconds)
+    assert best - 0.01 < stream.roofline.fraction <= best
     gemm = get_workload("gemm")(Machine(cfg, numerics=False), {"M": 1024, "N": 1024, "K": 1024}, False)
     assert gemm.roofline.fraction > 0.85
 

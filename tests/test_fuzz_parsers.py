@@ -373,7 +373,7 @@ def test_override_error_lists_known_keys_even_with_odd_keys_in_the_yaml(tmp_path
     # crashed: sorting the known keys of a section that has a non-string key raised TypeError
     p = tmp_path / "odd.yaml"
     p.write_text("extends: mtia-small\ndram:\n  1: 2\n")
-    with pytest.raises(ConfigError, match=r"override 'dram\.nope': unknown key 'nope' \(known: 1, bandwidth_gbps"):
+    with pytest.raises(ConfigError, match=r"override 'dram\.nope': unknown key 'nope' \(known: 1, [a-z_, ]*bandwidth_gbps"):
         load_config(p, {"dram.nope": 3})
 
 

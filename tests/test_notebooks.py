@@ -12,6 +12,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 # each notebook, and words its printed output must contain
 EXPECTED = {"roofline.ipynb": ("softmax", "gemm"), "sweep.ipynb": ("softmax", "gemm"),
+            "memory.ipynb": ("dram_copy: ECC on makes it", "NoC links at 86.4 GB/s", "gemm"),
             "first_kernel.ipynb": ("max |y - numpy|", "unwritten elements: 0", "rmsnorm-rows-per-program",
                                    "local store", "arrows", "SE waited for: {'data x (dma)'")}
 

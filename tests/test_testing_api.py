@@ -34,8 +34,9 @@ def test_do_bench_is_the_simulated_time_of_the_launches():
     ms = triton.testing.do_bench(lambda: (scale(x, records=records), scale(x, 3.0, records=records)))
     assert len(records) == 2
     assert ms == pytest.approx(sum(r.seconds for r in records) * 1e3, rel=1e-12)
-    # never faster than moving the bytes at the DRAM bandwidth (an independent floor)
-    floor_ms = 2 * 2 * x.nbytes / (get_config().dram.bandwidth_gbps * 1e9) * 1e3
+    # never faster than reading the input at the DRAM bandwidth (an independent floor; the outputs
+    # stay in the write-back LLC)
+    floor_ms = 2 * x.nbytes / (get_config().dram.bandwidth_gbps * 1e9) * 1e3
     assert floor_ms <= ms < 3 * floor_ms
     # deterministic: every quantile is that figure, and so is a second call
     assert triton.testing.do_bench(lambda: scale(x), quantiles=[0.5, 0.2, 0.8]) == [ms / 2] * 3
@@ -94,7 +95,9 @@ def test_perf_report_prints_saves_and_plots(tmp_path, capsys):
     assert rows[0] == ["size", "BLOCK 256", "BLOCK 1024"] and len(rows) == 4
     values = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
     peak = get_config().dram.bandwidth_gbps
-    assert np.all(values > 0) and np.all(values <= peak * 1.0001)       # never above the DRAM roof
+    # half the bytes counted are outputs, which the write-back LLC keeps on chip: the reads alone
+    # never beat the DRAM roof
+    assert np.all(values > 0) and np.all(values / 2 <= peak * 1.0001)
     assert values[-1, 1] > values[0, 1]                                   # bigger arrays amortise the start
     assert (tmp_path / "scale-bandwidth.png").stat().st_size > 1000
     assert 'src="scale-bandwidth.png"' in (tmp_path / "results.html").read_text()

@@ -1,5 +1,11 @@
 """The LLC part of on-chip SRAM: a set-associative, LRU cache of DRAM lines (timing only; data lives
-in global memory). Lookups take a whole DMA's lines at once as a numpy array."""
+in global memory). Lookups take a whole DMA's lines at once as a numpy array.
+
+Each way also keeps whether its line is dirty (written since it came from DRAM, under the
+write-back policy) and when its data is there: a line being filled is allocated at once, with the
+time its fill lands, so that a second reader waits for that fill instead of finding the line
+ready (what an MSHR does).
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -10,43 +16,108 @@ class LLC:
         self.line_bytes = line_bytes
         self.ways = ways
         self.sets = max(1, size_bytes // (line_bytes * ways)) if size_bytes else 0
-        self.tags = np.full((self.sets, ways), -1, np.int64) if self.sets else None
-        self.stamp = np.zeros((self.sets, ways), np.int64) if self.sets else None
+        shape = (self.sets, ways)
+        self.tags = np.full(shape, -1, np.int64) if self.sets else None
+        self.stamp = np.zeros(shape, np.int64) if self.sets else None
+        self.dirty = np.zeros(shape, np.bool_) if self.sets else None
+        self.ready = np.zeros(shape, np.float64) if self.sets else None
         self.clock = 0
-        self.hits = 0
-        self.misses = 0
+        self.new_launch()
 
-    def access(self, lines: np.ndarray, allocate: bool = True) -> np.ndarray:
-        """Look up unique line numbers; return a bool mask of misses. Misses are filled (LRU victim)
-        when `allocate`; hits refresh their LRU stamp."""
-        n = lines.size
+    def new_launch(self) -> None:
+        """Counters at zero; fills still in flight at the end of the last launch have landed."""
+        self.hits = self.misses = self.fill_waits = self.writebacks = 0
+        if self.sets:
+            self.ready.fill(0.0)
+
+    def lookup(self, lines: np.ndarray, now: float) -> tuple[np.ndarray, float]:
+        """Look up unique line numbers; hits refresh their LRU stamp. Returns (hit mask, when the
+        data of the hits is there: `now`, or later for a line whose fill is still in flight)."""
         if self.sets == 0:
-            self.misses += n
-            return np.ones(n, np.bool_)
+            return np.zeros(lines.size, np.bool_), now
         self.clock += 1
-        s = lines % self.sets
-        tag = lines // self.sets
+        s, tag = lines % self.sets, lines // self.sets
         match = self.tags[s] == tag[:, None]
         hit = match.any(axis=1)
         hi = np.flatnonzero(hit)
+        ready = now
         if hi.size:
-            self.stamp[s[hi], match[hi].argmax(axis=1)] = self.clock
-        miss = ~hit
-        self.hits += int(hi.size)
-        self.misses += int(n - hi.size)
-        if allocate:
-            todo = np.flatnonzero(miss)
-            while todo.size:
-                # one line per set per round, so two misses to one set both get a way
-                _, first = np.unique(s[todo], return_index=True)
-                now = todo[first]
-                ss = s[now]
-                victim = self.stamp[ss].argmin(axis=1)
-                self.tags[ss, victim] = tag[now]
-                self.stamp[ss, victim] = self.clock
-                todo = np.setdiff1d(todo, now, assume_unique=True)
-        return miss
+            way = match[hi].argmax(axis=1)
+            self.stamp[s[hi], way] = self.clock
+            r = self.ready[s[hi], way]
+            late = r > now
+            if late.any():
+                self.fill_waits += int(late.sum())
+                ready = float(r.max())
+        return hit, ready
 
-    def invalidate_all(self) -> None:
-        if self.sets:
-            self.tags.fill(-1)
+    def allocate(self, lines: np.ndarray, dirty: bool = False) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+        """Give lines that missed a way each (the LRU victim of its set). Returns their (set, way)
+        slots and the line numbers of dirty victims, which the caller writes back."""
+        n = lines.size
+        if self.sets == 0 or n == 0:
+            empty = np.zeros(0, np.int64)
+            return (empty, empty), empty
+        s, tag = lines % self.sets, lines // self.sets
+        sets_out, ways_out = np.empty(n, np.int64), np.empty(n, np.int64)
+        evicted = []
+        ordered = np.sort(s)
+        todo = np.arange(n) if (ordered[1:] == ordered[:-1]).any() else None
+        if todo is None:                  # every line in a set of its own: one round
+            victim = self.stamp[s].argmin(axis=1)
+            old = self.tags[s, victim]
+            gone = (old >= 0) & self.dirty[s, victim]
+            self.tags[s, victim] = tag
+            self.stamp[s, victim] = self.clock
+            self.dirty[s, victim] = dirty
+            victims = old[gone] * self.sets + s[gone]
+            self.writebacks += int(victims.size)
+            return (s, victim), victims
+        while todo.size:
+            # one line per set per round, so two misses to one set both get a way
+            _, first = np.unique(s[todo], return_index=True)
+            now = todo[first]
+            ss = s[now]
+            victim = self.stamp[ss].argmin(axis=1)
+            old = self.tags[ss, victim]
+            gone = (old >= 0) & self.dirty[ss, victim]
+            if gone.any():
+                evicted.append(old[gone] * self.sets + ss[gone])
+            self.tags[ss, victim] = tag[now]
+            self.stamp[ss, victim] = self.clock
+            self.dirty[ss, victim] = dirty
+            sets_out[now], ways_out[now] = ss, victim
+            todo = np.setdiff1d(todo, now, assume_unique=True)
+        victims = np.concatenate(evicted) if evicted else np.zeros(0, np.int64)
+        self.writebacks += int(victims.size)
+        return (sets_out, ways_out), victims
+
+    def find(self, lines: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """(present mask, (set, way) of the present ones), touching no LRU state."""
+        if self.sets == 0:
+            empty = np.zeros(0, np.int64)
+            return np.zeros(lines.size, np.bool_), (empty, empty)
+        s, tag = lines % self.sets, lines // self.sets
+        match = self.tags[s] == tag[:, None]
+        hit = match.any(axis=1)
+        hi = np.flatnonzero(hit)
+        return hit, (s[hi], match[hi].argmax(axis=1))
+
+    def mark_dirty(self, lines: np.ndarray) -> None:
+        hit, slots = self.find(lines)
+        if hit.any():
+            self.dirty[slots] = True
+
+    def discard(self, lines: np.ndarray) -> int:
+        """Drop lines (a dead tensor) without writing them back; returns how many were dirty."""
+        hit, slots = self.find(lines)
+        if not hit.any():
+            return 0
+        n = int(self.dirty[slots].sum())
+        self.tags[slots] = -1
+        self.dirty[slots] = False
+        self.ready[slots] = 0.0
+        return n
+
+    def dirty_lines(self) -> int:
+        return int(self.dirty.sum()) if self.sets else 0

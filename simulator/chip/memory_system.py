@@ -1,11 +1,21 @@
-"""Timing of the path between a PE and global memory: the PE's fabric-interface port, the NoC, the
-SRAM (its LLC part caching DRAM lines, its scratch part addressed directly) and the DRAM channels.
+"""Timing of the path between a PE and global memory: the PE's fabric-interface port, the NoC links
+to the crossbar at the nearer die edge, the SRAM (its LLC part caching DRAM lines, its scratch part
+addressed directly) and the DRAM channels.
 
-The NoC is non-blocking (ISCA'25), so it costs latency per hop from the PE to the crossbar at the
-nearer die edge; bandwidth limits are the PE port, the SRAM and each DRAM channel, all shared, so
-PEs contend for them. The SRAM's arbiter serves the PEs in turn (`sram.arbitration: round_robin`,
-a `FairLink`) or whole transfers in arrival order (`fifo`, a `Link`). Reads of DRAM lines that miss the LLC fetch whole lines from their channel
-(lines interleave across channels); writes go through to DRAM and update lines already cached.
+A transfer books every resource it crosses from the moment it starts and completes when the last
+of them is through, plus its latency: the PE port, each NoC link on its route (`noc.py`), the SRAM
+(chip-wide; `sram.arbitration` serves whole transfers in arrival order, `fifo`, or the PEs in turn,
+`round_robin`), and for DRAM lines the LLC and the channels (`dram.py`).
+
+The LLC (`llc.py`): a read that misses allocates the line and fills it from its channel; a second
+reader of a line still being filled waits for that fill. Under `llc_policy: write_back` a store of
+whole lines allocates them dirty and moves no DRAM bytes; a store of part of a line updates it if
+cached and otherwise goes around the LLC to DRAM; dirty lines go to DRAM when evicted, or never
+when a dead-tensor hint (`dma.discard`) drops them. Under `write_through` every store goes to DRAM.
+
+A broadcast read (`dma.in ... bcast=N`) is served once for the N PEs of a group that each issue it:
+memory and the shared NoC links carry it once, each receiver's port its own copy. A prefetch brings
+lines from DRAM into the LLC without involving the PE's port or the NoC.
 """
 from __future__ import annotations
 
@@ -17,9 +27,12 @@ import simpy
 from isa.types import DRAM_BASE
 
 from ..config import Config
+from ..errors import ProgramError, SanitizerError
+from .dram import Dram
 from .fair_link import FairLink
 from .link import Link
 from .llc import LLC
+from .noc import Noc
 
 
 @dataclass
@@ -48,14 +61,18 @@ class Access:
 
 
 class MemorySystem:
-    def __init__(self, cfg: Config):
+    def __init__(self, cfg: Config, gmem=None):
         self.cfg = cfg
+        self.gmem = gmem
         self.llc = LLC(cfg.sram.llc_mib << 20, cfg.sram.line_bytes, cfg.sram.ways)
+        self.write_back = cfg.sram.llc_policy == "write_back"
         self.line = cfg.sram.line_bytes
         self.burst = cfg.pe.dma.burst_bytes
         self.dram_latency = cfg.dram_latency_cycles
-        cols = cfg.grid.cols
-        self.edge_hops = [min(i % cols + 1, cols - i % cols) for i in range(cfg.num_pes)]
+        self.dram = Dram(cfg)
+        self.noc = Noc(cfg)
+        self.latency = [cfg.pe.dma.setup_cycles + 2 * self.noc.hops(i) * cfg.noc.hop_cycles + cfg.sram.latency_cycles
+                        for i in range(cfg.num_pes)]
         self.env = None
 
     def new_launch(self, env: simpy.Environment) -> None:
@@ -65,13 +82,19 @@ class MemorySystem:
         self.ports = [Link(f"pe{i}.fi", cfg.gbps_to_bpc(cfg.pe.dma.gbps)) for i in range(cfg.num_pes)]
         self.sram = (FairLink(env, "sram", cfg.sram_bpc) if cfg.sram.arbitration == "round_robin"
                      else Link("sram", cfg.sram_bpc))
-        per_ch = cfg.dram_bpc / cfg.dram.channels
-        self.channels = [Link(f"dram{c}", per_ch) for c in range(cfg.dram.channels)]
+        self.dram.new_launch()
+        self.noc.new_launch()
+        self.llc.new_launch()
         self.dram_read = 0
         self.dram_write = 0
         self.sram_bytes = 0
-        self.llc.hits = self.llc.misses = 0
+        self.prefetched = 0                   # lines prefetch brought in
+        self.discarded = 0                    # dirty lines dead-tensor hints dropped
+        self.touched: dict[int, int] = {}     # allocation base -> 1 read | 2 written
+        self.broadcasts: dict[tuple, dict] = {}
+        self.bcast_seq: dict[tuple, int] = {}
 
+    # ---- what a transfer touches ------------------------------------------------------------------
     def bus_bytes(self, acc: Access) -> int:
         """Bytes on the wires: every run is rounded out to whole bursts."""
         b = self.burst
@@ -83,6 +106,8 @@ class MemorySystem:
         L = self.line
         first = acc.starts // L
         last = (acc.starts + acc.run_bytes - 1) // L
+        if first.size == 1:
+            return np.arange(int(first[0]), int(last[0]) + 1, dtype=np.int64)
         counts = last - first + 1
         if counts.size and counts.max() == 1:
             return np.unique(first)
@@ -90,56 +115,185 @@ class MemorySystem:
         offs = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
         return np.unique(np.repeat(first, counts) + offs)
 
-    def channel_of(self, addrs: np.ndarray) -> np.ndarray:
-        """The DRAM channel of each byte address: interleave granules, optionally XOR-hashed."""
-        g = np.asarray(addrs, np.int64) // self.cfg.dram.interleave_bytes
-        n = len(self.channels)
-        if self.cfg.dram.channel_hash == "xor" and n & (n - 1) == 0 and n > 1:
-            bits = n.bit_length() - 1
-            h = g.copy()
-            shifted = g >> bits
-            while np.any(shifted):          # fold every higher group of bits onto the low ones
-                h ^= shifted
-                shifted = shifted >> bits
-            return h & (n - 1)
-        return g % n
+    def line_cover(self, acc: Access) -> tuple[np.ndarray, np.ndarray]:
+        """The lines an access touches and how many of each line's bytes it covers."""
+        L = self.line
+        s = acc.starts
+        if not (np.asarray(acc.run_bytes) % L).any() and not (s % L).any():        # whole lines only
+            lines = self.lines(acc)
+            return lines, np.full(lines.size, L, np.int64)
+        e = s + acc.run_bytes
+        first = s // L
+        counts = (e - 1) // L - first + 1
+        if counts.max() == 1:
+            ln, cov = first, np.broadcast_to(np.int64(acc.run_bytes), s.shape)
+        else:
+            total = int(counts.sum())
+            run = np.repeat(np.arange(s.size), counts)
+            ln = np.repeat(first, counts) + (np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts))
+            cov = np.minimum((ln + 1) * L, e[run]) - np.maximum(ln * L, s[run])
+        u, inv = np.unique(ln, return_inverse=True)
+        return u, np.bincount(inv, weights=cov, minlength=u.size).astype(np.int64)
 
-    def _channel_bytes(self, lines: np.ndarray) -> np.ndarray:
-        ch = self.channel_of(lines * self.line)
-        return np.bincount(ch, minlength=len(self.channels)) * self.line
+    def _touch(self, addr: int, write: bool) -> None:
+        a = self.gmem.find(addr) if self.gmem is not None else None
+        if a is not None:
+            self.touched[a.base] = self.touched.get(a.base, 0) | (2 if write else 1)
 
+    # ---- transfers --------------------------------------------------------------------------------
     def transfer(self, now: float, pe: int, acc: Access, write: bool) -> simpy.Event:
         """Start a transfer between PE `pe` and global memory now; the event fires when it completes."""
+        return self._transfer(now, [pe], acc, write)[0]
+
+    def broadcast(self, now: float, pe: int, n: int, acc: Access, where) -> simpy.Event:
+        """PE `pe`'s part of a broadcast read shared by the `n` PEs of its group (n consecutive PEs of
+        a grid row). The k-th broadcast read of each member is one transfer; it starts when the last
+        member issues it. The event fires when this PE's copy has arrived."""
+        cols = self.cfg.grid.cols
+        if n > cols or cols % n:
+            raise ProgramError(f"{where()}: bcast={n}: a broadcast group is a run of PEs along a grid row, so "
+                               f"its size must divide the {cols} columns")
+        group = pe // n
+        seq = self.bcast_seq.get((pe, n), 0)
+        self.bcast_seq[(pe, n)] = seq + 1
+        key = (n, group, seq)
+        entry = self.broadcasts.get(key)
+        if entry is None:
+            entry = self.broadcasts[key] = {"acc": acc, "pe": pe, "events": {}}
+        elif not (np.array_equal(entry["acc"].run_bytes, acc.run_bytes)
+                  and np.array_equal(entry["acc"].starts, acc.starts)):
+            first = entry["acc"]
+            raise SanitizerError(
+                f"{where()}: broadcast read #{seq} of PEs {group * n}..{group * n + n - 1} (bcast={n}): this PE "
+                f"reads {acc.nbytes} bytes at {int(acc.starts[0]):#x} but PE {entry['pe']} read {first.nbytes} "
+                f"bytes at {int(first.starts[0]):#x}; every member of a broadcast group reads the same bytes")
+        ev = self.env.event()
+        entry["events"][pe] = ev
+        if len(entry["events"]) == n:
+            del self.broadcasts[key]
+            members = sorted(entry["events"])
+            for p, done in zip(members, self._transfer(now, members, acc, False)):
+                done.callbacks.append(lambda _, e=entry["events"][p]: e.succeed())
+        return ev
+
+    def pending_broadcasts(self) -> list[str]:
+        """Broadcast reads still waiting for members (for deadlock reports)."""
+        out = []
+        for (n, group, seq), entry in self.broadcasts.items():
+            members = range(group * n, group * n + n)
+            missing = [p for p in members if p not in entry["events"]]
+            out.append(f"broadcast read #{seq} of PEs {group * n}..{group * n + n - 1} (bcast={n}) waits for "
+                       f"PE(s) {', '.join(map(str, missing))} to issue it")
+        return out
+
+    def _transfer(self, now: float, pes: list[int], acc: Access, write: bool) -> list[simpy.Event]:
         env = self.env
         bus = self.bus_bytes(acc)
-        end = self.ports[pe].reserve(now, bus)
+        self._touch(int(acc.starts[0]), write)
+        ends = [self.ports[p].reserve(now, bus) for p in pes]
+        shared = now
+        for link in self.noc.links_of(pes, write):
+            end = link.reserve(now, bus)
+            if end > shared:
+                shared = end
         fair = isinstance(self.sram, FairLink)
-        sram_done = self.sram.start(pe, bus) if fair else None
+        sram_done = self.sram.start(pes[0], bus) if fair else None
         if not fair:
-            end = max(end, self.sram.reserve(now, bus))
+            shared = max(shared, self.sram.reserve(now, bus))
         self.sram_bytes += bus
-        latency = self.cfg.pe.dma.setup_cycles + 2 * self.edge_hops[pe] * self.cfg.noc.hop_cycles \
-            + self.cfg.sram.latency_cycles
-        if acc.starts.size and int(acc.starts[0]) >= DRAM_BASE:
-            lines = self.lines(acc)
-            if write:
-                self.llc.access(lines, allocate=False)          # refresh lines already cached
-                per_ch = self._channel_bytes(lines) * (acc.nbytes / max(1, lines.size * self.line))
-                self.dram_write += acc.nbytes
-            else:
-                miss = self.llc.access(lines)
-                per_ch = self._channel_bytes(lines[miss])
-                self.dram_read += int(per_ch.sum())
-            dram_end = now
-            for c in np.flatnonzero(per_ch):
-                dram_end = max(dram_end, self.channels[c].reserve(now, float(per_ch[c])))
-            if dram_end > now:
-                end = max(end, dram_end + self.dram_latency)
-        if sram_done is None:
-            return env.timeout(end + latency - now)
-        done = env.event()
+        if int(acc.starts[0]) >= DRAM_BASE:
+            shared = max(shared, self._store(now, acc) if write else self._load(now, acc))
+        events = []
+        for p, end in zip(pes, ends):
+            end = max(end, shared)
+            if sram_done is None:
+                events.append(env.timeout(end + self.latency[p] - now))
+                continue
+            done = env.event()
 
-        def through_sram(_):        # the other limits are fixed times; the SRAM share was not
-            env.timeout(max(env.now, end) + latency - env.now).callbacks.append(lambda _: done.succeed())
-        sram_done.callbacks.append(through_sram)
-        return done
+            def through_sram(_, end=end, done=done, lat=self.latency[p]):   # the SRAM share was not a fixed time
+                env.timeout(max(env.now, end) + lat - env.now).callbacks.append(lambda _: done.succeed())
+            sram_done.callbacks.append(through_sram)
+            events.append(done)
+        return events
+
+    # ---- DRAM lines through the LLC -------------------------------------------------------------
+    def _load(self, now: float, acc: Access) -> float:
+        """Read lines through the LLC; return when the last one is in SRAM."""
+        lines = self.lines(acc)
+        hit, ready = self.llc.lookup(lines, now)
+        self.llc.hits += int(hit.sum())
+        miss = lines[~hit]
+        self.llc.misses += int(miss.size)
+        return max(ready, self._fill(now, miss))
+
+    def _fill(self, now: float, lines: np.ndarray) -> float:
+        """Bring lines that are not cached from DRAM into the LLC; return when the last lands."""
+        if lines.size == 0:
+            return now
+        L = self.line
+        slots, victims = self.llc.allocate(lines)
+        ends, ch = self.dram.access(now, lines * L, np.full(lines.size, L, np.int64), write=False)
+        ready = ends[ch] + self.dram_latency
+        if slots[0].size:
+            self.llc.ready[slots] = ready
+        self.dram_read += int(lines.size) * L
+        self._write_back(now, victims)
+        return float(ready.max())
+
+    def _write_back(self, now: float, victims: np.ndarray) -> None:
+        """Evicted dirty lines go to DRAM through the controller's write queue: they take channel time
+        but nothing waits for them."""
+        if victims.size:
+            L = self.line
+            self.dram.access(now, np.sort(victims) * L, np.full(victims.size, L, np.int64), write=True)
+            self.dram_write += int(victims.size) * L
+
+    def _store(self, now: float, acc: Access) -> float:
+        """Write lines; return when the bytes that go to DRAM are through (`now` if none do)."""
+        lines, cov = self.line_cover(acc)
+        llc = self.llc
+        present, slots = llc.find(lines)
+        hits = int(present.sum())
+        llc.hits += hits
+        llc.misses += int(lines.size) - hits
+        if hits:
+            llc.stamp[slots] = llc.clock
+        if self.write_back and llc.sets:
+            if hits:
+                llc.dirty[slots] = True
+            whole = ~present & (cov == self.line)
+            new, victims = llc.allocate(lines[whole], dirty=True)
+            if new[0].size:
+                llc.ready[new] = now
+            self._write_back(now, victims)
+            around = ~present & ~whole          # part of a line that is not cached: straight to DRAM
+        else:
+            around = np.ones(lines.size, np.bool_)
+        if not around.any():
+            return now
+        L = self.line
+        nbytes = cov[around]
+        ends, _ = self.dram.access(now, lines[around] * L, nbytes, write=True)
+        self.dram_write += int(nbytes.sum())
+        return float(ends.max()) + self.dram_latency
+
+    def prefetch(self, now: float, acc: Access) -> None:
+        """Bring the DRAM lines of `acc` (within the array it starts in) into the LLC; nothing waits."""
+        a = self.gmem.find(int(acc.starts[0])) if self.gmem is not None else None
+        if a is None or a.base < DRAM_BASE:
+            return
+        lines = self.lines(acc)
+        L = self.line
+        lines = lines[(lines * L + L > a.base) & (lines * L < a.end)]
+        present, _ = self.llc.find(lines)
+        todo = lines[~present]
+        self.prefetched += int(todo.size)
+        self._fill(now, todo)
+
+    def discard(self, lo: int, hi: int) -> None:
+        """Dead-tensor hint: drop the whole lines inside [lo, hi) without writing them back."""
+        L = self.line
+        first, last = -(-lo // L), hi // L
+        if last > first and lo >= DRAM_BASE:
+            self.discarded += self.llc.discard(np.arange(first, last, dtype=np.int64))

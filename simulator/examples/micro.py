@@ -1,6 +1,8 @@
 """Microbenchmarks written directly in MTIA assembly, to check the model against its config.
 
-- `dram_stream`: every PE streams its own slice of DRAM into a CB (no compute): DRAM bandwidth.
+- `dram_stream`: every PE streams its own slice of memory into a CB (no compute): DRAM bandwidth,
+  SRAM and NoC bandwidth when the source is in SRAM scratch, broadcast reads with `bcast`.
+- `dram_copy`: every PE copies its slice to another array: a mixed read/write stream.
 - `dpe_loop`: every PE runs back-to-back matmuls on tiles already in its local store: DPE peak.
 - `channel_stream`: PEs read rows that all map to one DRAM channel: channel contention.
 """
@@ -9,25 +11,65 @@ from __future__ import annotations
 from isa import Program
 
 
-def dram_stream(chunks: int, chunk_bytes: int = 32768, stages: int = 4) -> Program:
-    """Each program instance reads `chunks` x `chunk_bytes` starting at src + pid * chunks * chunk_bytes."""
+def dram_stream(chunks: int, chunk_bytes: int = 32768, stages: int = 4, every: int = 1, share: int = 1,
+                bcast: int = 0) -> Program:
+    """Program instance pid reads `chunks` x `chunk_bytes` from src + (pid // share) * chunks *
+    chunk_bytes: `share` consecutive instances read the same slice, with one broadcast read per chunk
+    when `bcast` is their number. Instances whose pid is not a multiple of `every` stop at once (so
+    that the PEs that stream are `every` apart)."""
     n = chunk_bytes // 4
+    opts = f", bcast={bcast}" if bcast else ""
     return Program.from_asm(f"""
 .kernel dram_stream
 .arg src ptr f32 x10
 .cb 0 sink base=0 slot={chunk_bytes} slots={stages}
     mtia.pid x5, 0
+    li x6, {every}
+    rem x6, x5, x6
+    bne x6, x0, done
+    li x6, {share}
+    div x5, x5, x6
     li x6, {chunks * chunk_bytes}
     mul x6, x5, x6
     add x7, x10, x6
     li x8, {chunks}
 loop:
-    dma.in cb0.push:f32[{n}], x7, [1]
+    dma.in cb0.push:f32[{n}], x7, [1]{opts}
     cb.pop 0                      # released as soon as the data has landed
     addi x7, x7, {chunk_bytes}
     addi x8, x8, -1
     bne x8, x0, loop
+done:
     halt
+""")
+
+
+def dram_copy(chunks: int, chunk_bytes: int = 32768, stages: int = 4, dead: bool = False) -> Program:
+    """Each program instance copies `chunks` x `chunk_bytes` from src to dst (its slice at pid *
+    chunks * chunk_bytes of each): half the traffic reads, half writes. With `dead`, it then
+    declares its slice of dst dead (`dma.discard`: a scratch result nobody reads again)."""
+    n = chunk_bytes // 4
+    hint = f"    dma.discard x13, {chunks * chunk_bytes}\n" if dead else ""
+    return Program.from_asm(f"""
+.kernel dram_copy
+.arg src ptr f32 x10
+.arg dst ptr f32 x11
+.cb 0 buf base=0 slot={chunk_bytes} slots={stages}
+    mtia.pid x5, 0
+    li x6, {chunks * chunk_bytes}
+    mul x6, x5, x6
+    add x7, x10, x6
+    add x12, x11, x6
+    mv x13, x12
+    li x8, {chunks}
+loop:
+    dma.in cb0.push:f32[{n}], x7, [1]
+    dma.out cb0.pop:f32[{n}], x12, [1]
+    addi x7, x7, {chunk_bytes}
+    addi x12, x12, {chunk_bytes}
+    addi x8, x8, -1
+    bne x8, x0, loop
+{hint}    halt
 """)
 
 

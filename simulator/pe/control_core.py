@@ -58,6 +58,9 @@ class ControlCore:
         machine = pe.machine
         code = self.code
         limit = machine.steps_limit
+        launch = pe.cfg.launch_cycles
+        if launch:                       # the job's descriptor reaches this PE (ISCA'25: under 1 us)
+            yield env.timeout(launch)
         for index in pids:
             pid = program_id(int(index), machine.grid)
             self.pid = pid

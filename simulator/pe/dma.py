@@ -1,8 +1,11 @@
 """The DMA engine (fabric interface): starts transfers in order, keeps up to `max_outstanding` in
-flight, and books each one on the memory system (PE port, SRAM, LLC, DRAM channels).
+flight, and books each one on the memory system (PE port, NoC, SRAM, LLC, DRAM channels).
 
 Reads of global memory happen when a transfer starts; writes land when it completes. A read that
 overlaps a write still in flight from this PE waits for it, so a kernel reads back what it stored.
+The local store has one port, shared with the engines: a load's bytes take it as they arrive, a
+store's as they leave. Hints (`dma.prefetch`, `dma.in ... prefetch=`, `dma.discard`) go to the
+memory system and occupy the engine only for their descriptor.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from .engine import Engine, ls_bytes
 
 READS_AT_START = (dma.DmaIn, dma.DmaGather, dma.DmaRows)
 WRITES = (dma.DmaOut, dma.DmaScatter, dma.DmaAtomic, dma.DmaCas)
+HINTS = (dma.DmaPrefetch, dma.DmaDiscard)
 
 
 class DMA(Engine):
@@ -44,15 +48,16 @@ class DMA(Engine):
             cmd = yield from self.next_command()
             self.current = cmd
             yield from self.wait_deps(cmd)
+            yield from self.wait_resolved(cmd)
+            if type(cmd.ins) in HINTS:
+                if type(cmd.ins) is dma.DmaDiscard:          # the stores into a dead tensor land first
+                    lo = int(cmd.vals["base"])
+                    yield from self.wait_stores(lo, lo + int(cmd.vals["nbytes"]))
+                yield from self.hint(cmd, mem)
+                continue
             acc, write = self.access(cmd)
-            t = self.idle_clock()
             if acc is not None and not write:
-                lo, hi = acc.span()
-                for wlo, whi, wev in list(self.inflight_writes):
-                    if wlo < hi and lo < whi and not wev.triggered:
-                        self.waiting = ("store", wlo, whi)
-                        yield wev
-            self.stall("store in flight", self.idle_clock() - t)   # a read of bytes a DMA out still writes
+                yield from self.wait_stores(*acc.span())
             while self.inflight >= self.c.max_outstanding:     # (waits with transfers in flight: no stall)
                 self.waiting = ("outstanding", self.inflight, None)
                 yield self.slot_free
@@ -60,8 +65,17 @@ class DMA(Engine):
             start = env.now
             if isinstance(cmd.ins, READS_AT_START):
                 pe.run_semantics(cmd)
-            landed = env.timeout(self.c.setup_cycles) if acc is None else mem.transfer(start, pe.index, acc, write)
-            ls_end = pe.ls_dma_port.reserve(start, ls_bytes(cmd))
+            bcast = cmd.vals.get("bcast", 0) if acc is not None else 0
+            if acc is None:
+                landed = env.timeout(self.c.setup_cycles)
+            elif bcast > 1:
+                landed = mem.broadcast(start, pe.index, bcast, acc, cmd.where)
+            else:
+                landed = mem.transfer(start, pe.index, acc, write)
+            if acc is not None and cmd.vals.get("prefetch"):
+                mem.prefetch(start, Access(acc.starts + int(cmd.vals["prefetch"]), acc.run_bytes))
+            # a store's bytes leave the local store now; a load's enter it as they land
+            ls_end = pe.ls_port.reserve(start, ls_bytes(cmd)) if write else None
             cmd.start = start
             if acc is not None:
                 self.bytes += acc.nbytes
@@ -77,8 +91,41 @@ class DMA(Engine):
             # the engine itself is busy only for descriptor issue; transfers overlap
             yield env.timeout(1)
 
-    def _land(self, cmd, ls_end: float) -> None:
-        """The transfer is through memory; it ends once the local store's DMA port has taken its bytes too."""
+    def wait_stores(self, lo: int, hi: int):
+        """Wait for this PE's in-flight stores to bytes [lo, hi)."""
+        t = self.idle_clock()
+        for wlo, whi, wev in list(self.inflight_writes):
+            if wlo < hi and lo < whi and not wev.triggered:
+                self.waiting = ("store", wlo, whi)
+                yield wev
+        self.stall("store in flight", self.idle_clock() - t)   # a read of bytes a DMA out still writes
+
+    def hint(self, cmd, mem):
+        """A prefetch or a dead-tensor hint: the descriptor goes to the memory system; no transfer
+        occupies a slot, nothing reaches the local store."""
+        env, v = self.env, cmd.vals
+        cmd.start = env.now
+        if type(cmd.ins) is dma.DmaPrefetch:
+            n = int(v["nbytes"])
+            if n > 0:
+                mem.prefetch(env.now, Access(np.array([v["base"]], np.int64), n))
+        else:
+            self.pe.run_semantics(cmd)
+            mem.discard(int(v["base"]), int(v["base"]) + int(v["nbytes"]))
+        self.commands += 1
+        self.current = None
+        env.timeout(self.c.setup_cycles).callbacks.append(lambda _: self._hinted(cmd))
+        yield env.timeout(1)
+
+    def _hinted(self, cmd) -> None:
+        cmd.end = self.env.now
+        self.last_end = max(self.last_end, cmd.end)
+        self.pe.complete(cmd, semantics=False)
+
+    def _land(self, cmd, ls_end: float | None) -> None:
+        """The transfer is through memory; it ends once the local store's port has taken its bytes too."""
+        if ls_end is None:
+            ls_end = self.pe.ls_port.reserve(self.env.now, ls_bytes(cmd))
         if ls_end > self.env.now:
             self.env.timeout(ls_end - self.env.now).callbacks.append(lambda _: self._finish(cmd))
         else:
@@ -114,9 +161,6 @@ class DMA(Engine):
                 self.check_aligned(cmd, base)
             acc = [box_access(base, isz, sh, st) for base, _, sh, st in parts]
             return (acc[0] if len(acc) == 1 else Access.join(acc)), t is dma.DmaOut
-        if t is dma.DmaPrefetch:
-            n = int(v["nbytes"])
-            return (Access(np.array([v["base"]], np.int64), n) if n > 0 else None), False
         # element-wise forms: every element its own transaction
         offs, tile, write, run = self.element_offsets(cmd)
         if offs is None or offs.size == 0:

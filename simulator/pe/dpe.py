@@ -1,5 +1,10 @@
 """Dot Product Engine timing: MACs at the config's rate for the input dtype, with M, N and K rounded
-up to the MAC array's tile (a 1x1 matmul costs a whole tile pass)."""
+up to the MAC array's tile (a 1x1 matmul costs a whole tile pass).
+
+Local-store traffic follows how the DPE streams its operands (ISCA'25): operand a is read once and
+cached in the MAC tiles, `tile_m` rows at a time; operand b streams from the local store past each
+block of cached rows, so it is read ceil(M / tile_m) times; the output is written (and read first
+when it accumulates)."""
 from __future__ import annotations
 
 from isa.types import itemsize
@@ -17,7 +22,8 @@ class DPE(Engine):
         self.c = c
         self.ops_by_dtype: dict[str, float] = {}
 
-    def occupancy(self, cmd) -> float:
+    def dims(self, cmd) -> tuple[int, int, int, int]:
+        """(batch, M, N, K) of a matmul, M trimmed to its effective rows."""
         ins = cmd.ins
         a, b = ins.a.shape, ins.b.shape
         m, k = (a[-1], a[-2]) if ins.trans_a else (a[-2], a[-1])
@@ -28,6 +34,17 @@ class DPE(Engine):
         rows = cmd.vals["rows"]
         if rows:
             m = min(m, rows)
+        return batch, m, n, k
+
+    def ls_traffic(self, cmd) -> int:
+        ins = cmd.ins
+        _, m, _, _ = self.dims(cmd)
+        out = ins.out.nbytes * (2 if ins.out.mode == "acc" else 1)
+        return ins.a.nbytes + ins.b.nbytes * cdiv(m, self.c.tile_m) + out
+
+    def occupancy(self, cmd) -> float:
+        ins = cmd.ins
+        batch, m, n, k = self.dims(cmd)
         rate = self.c.macs_per_cycle.get(ins.a.dtype)
         if rate is None:
             raise ProgramError(f"{cmd.where()}: the DPE of this config has no {ins.a.dtype} mode "

@@ -9,7 +9,7 @@ command of the same engine (the pipeline forwards its result).
 Each engine also keeps `stalls`: cycles it could not work, by reason. "issue": its queue was empty
 until the control core issued the next command; "data <cb>": a tile it reads was not written yet;
 "space <cb>": no free slot to push into; "readers <cb>": earlier readers of a slot it updates in
-place had not finished; "ls port": the local store's port was busy with other engines' tiles.
+place had not finished; "ls port": the local store's port was busy with other engines' or the DMA's bytes.
 The report adds "done": the engine had finished its last command while the run went on.
 """
 from __future__ import annotations
@@ -71,8 +71,20 @@ class Engine:
                 yield ev
                 self.stall(reason, self.idle_clock() - t)
 
+    def wait_resolved(self, cmd):
+        """A command reaches its engine `pe.cp_cycles` after issue: the command processor's checks."""
+        ready = cmd.issued + self.pe.cfg.pe.cp_cycles
+        if self.env.now < ready:
+            t = self.idle_clock()
+            yield self.env.timeout(ready - self.env.now)
+            self.stall("issue", self.idle_clock() - t)
+
     def occupancy(self, cmd) -> float:
         raise NotImplementedError
+
+    def ls_traffic(self, cmd) -> int:
+        """Bytes the command moves through the local-store port."""
+        return ls_bytes(cmd)
 
     def run(self):
         env = self.env
@@ -81,10 +93,11 @@ class Engine:
             cmd = yield from self.next_command()
             self.current = cmd
             yield from self.wait_deps(cmd)
+            yield from self.wait_resolved(cmd)
             self.waiting = None
             start = env.now
             occ = self.command_cycles + self.occupancy(cmd)
-            end = max(start + occ, pe.ls_port.reserve(start, ls_bytes(cmd)))
+            end = max(start + occ, pe.ls_port.reserve(start, self.ls_traffic(cmd)))
             self.stall("ls port", end - (start + occ))
             cmd.start, cmd.end = start, end
             yield env.timeout(end - start)

@@ -28,10 +28,8 @@ class PE:
         self.coords = (self.row, self.col)
         self.ls = np.zeros(self.cfg.ls_bytes, np.uint8)
         ls_bpc = self.cfg.gbps_to_bpc(self.cfg.pe.local_store_gbps)
-        # the engines share one local-store port; the fabric interface writes and reads through its
-        # own, so a DMA never queues behind (or ahead of) a matmul for local-store bandwidth
+        # one local-store port (the published 1 TB/s is reads plus writes), shared by the engines and the DMA
         self.ls_port = Link(f"pe{index}.ls", ls_bpc)
-        self.ls_dma_port = Link(f"pe{index}.ls.fi", ls_bpc)
         self.cbs: dict[int, CircularBuffer] = {}
         self.engines = {"dma": DMA(self), "dpe": DPE(self), "se": SE(self), "re": RE(self), "mlu": MLU(self)}
         self.engine_list = list(self.engines.values())

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from isa import dma
-from isa.types import np_dtype
+from isa.types import DRAM_BASE, np_dtype
 
 from ..errors import SanitizerError
 from . import semantics
@@ -225,3 +225,14 @@ def cas(ctx, cmd):
 @semantics(dma.DmaPrefetch)
 def prefetch(ctx, cmd):
     """No data moves: only the LLC's state changes (in the timing model)."""
+
+
+@semantics(dma.DmaDiscard)
+def discard(ctx, cmd):
+    """A dead tensor's bytes become undefined: filled with 0xff (NaN for floats), so a kernel that
+    reads what it declared dead sees garbage here as it would on the chip."""
+    base, n = int(cmd.vals["base"]), int(cmd.vals["nbytes"])
+    if n <= 0 or base < DRAM_BASE:
+        return
+    a, off = ctx.gmem.locate(base, base + n, cmd.oob("discard"))
+    a.data[off: off + n] = 0xFF
