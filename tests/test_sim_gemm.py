@@ -56,9 +56,10 @@ def test_gemm_program_is_readable_assembly():
     assert "dma.in cb0.push:f16[256x32], x16, [x15, 1]" in text
 
 
-def test_weight_bound_gemm_with_broadcast_and_prefetch_matches_numpy():
+@pytest.mark.parametrize("M, N", [(256, 192), (512, 768)])    # the second has more programs than PEs
+def test_weight_bound_gemm_with_broadcast_and_prefetch_matches_numpy(M, N):
     cfg = load_config("mtia-small")
-    M, N, K = 256, 192, 256
+    K = 256
     reps = {}
     for bcast in (0, 2):
         rep, out, ref = run_gemm(Machine(cfg), M, N, K, region="dram", act_region="sram", BM=128, BN=96, BK=64,
@@ -66,6 +67,7 @@ def test_weight_bound_gemm_with_broadcast_and_prefetch_matches_numpy():
         np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
         assert rep.bytes["dram_read"] == K * N * 2 and rep.bytes["dram_write"] == 0    # B once; A, C in SRAM
         reps[bcast] = rep
-    # the two PEs of a group read each B tile with one broadcast: the SRAM carries it once, not twice
-    assert reps[0].bytes["sram"] - reps[2].bytes["sram"] == K * N * 2
+    # each of the M // BM row tiles reads all of B; the two PEs of a group read a B tile with one
+    # broadcast, so the SRAM carries B half as often
+    assert reps[0].bytes["sram"] - reps[2].bytes["sram"] == K * N * 2 * (M // 128) // 2
     assert "prefetch=" in gemm_program(M, N, K, BM=128, BN=96, BK=64, bcast=2, prefetch=2).to_asm()

@@ -22,6 +22,8 @@ import numpy as np
 
 from isa import Program, itemsize
 
+from ..launch import DEFAULT_PE_MAPPING
+
 
 def gemm_program(M: int, N: int, K: int, BM: int = 256, BN: int = 256, BK: int = 32,
                  dtype: str = "f16", stages: int = 3, bcast: int = 0, prefetch: int = 0, b_tiles: bool = False,
@@ -139,6 +141,10 @@ def run_gemm(machine, M: int, N: int, K: int, region: str = "sram", seed: int = 
     gc = g.alloc_array(c, "C", act_region or region)
     prog = gemm_program(M, N, K, **tiling)
     BM = tiling.get("BM", 256)
-    rep = machine.run(prog, grid=((M // BM) * (N // BN),), args={"a": ga, "b": gb, "c": gc, "M": M, "N": N, "K": K})
+    # a broadcast group is G consecutive program ids on G consecutive PEs: round robin keeps them so on
+    # every pass over the grid (linear placement would give one PE several members of a group)
+    mapping = "round_robin" if tiling.get("bcast", 0) > 1 else DEFAULT_PE_MAPPING
+    rep = machine.run(prog, grid=((M // BM) * (N // BN),), args={"a": ga, "b": gb, "c": gc, "M": M, "N": N, "K": K},
+                      pe_mapping=mapping)
     out = gc.data.view(np.float32)[: M * N].reshape(M, N).copy()
     return rep, out, a.astype(np.float32) @ b.astype(np.float32)
