@@ -7,7 +7,7 @@ import torch
 import compiler.inductor as ci
 from compiler.errors import CompilationError
 from compiler.inductor import header
-from torch_models import MODELS
+from compiler.inductor.examples import MODELS
 
 # the ops that must never be left to the host
 HEAVY = ("mm", "addmm", "bmm", "baddbmm", "_scaled_dot_product", "embedding_bag", "_embedding_bag")
@@ -61,3 +61,14 @@ def test_unknown_torch_version_is_refused(monkeypatch):
     monkeypatch.setattr(torch, "__version__", "2.99.0+cpu")
     with pytest.raises(RuntimeError, match="supports torch 2.13"):
         header.check_torch_version()
+
+
+def test_mtiasim_model_prints_the_table_and_saves_the_chart(tmp_path, capsys):
+    from simulator.cli import main
+    script = tmp_path / "model.py"
+    script.write_text("from compiler.inductor.examples import make_mlp\nmodel, inputs = make_mlp(rows=8, seed=3)\n")
+    chart = tmp_path / "chart.png"
+    assert main(["model", str(script), "-o", str(chart)]) == 0
+    text = capsys.readouterr().out
+    assert "triton_tem_fused_addmm" in text and "coverage 100.0%" in text and "max |out - eager|" in text
+    assert chart.stat().st_size > 0

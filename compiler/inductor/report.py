@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 
 @dataclass
@@ -19,9 +19,10 @@ class KernelRun:
     bound: str                 # what sets its floor: dram, sram, compute, ...
     compiled: bool             # False: a cache hit (no frontend or backend compile)
     wall_seconds: float        # host time to compile (if it did) and simulate it
+    report: object = field(default=None, repr=False, compare=False)   # the simulator's full Report
 
     def as_row(self) -> dict:
-        row = asdict(self)
+        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "report"}
         row["aten_ops"] = ", ".join(self.aten_ops)
         row["blocks"] = " ".join(f"{k}={v}" for k, v in self.blocks.items())
         return row
@@ -68,6 +69,12 @@ class ModelReport:
                 "simulated_ops": self.simulated_ops, "not_simulated": dict(self.not_simulated),
                 "graphs_compiled": self.graphs_compiled, "cache_hits": self.cache_hits, "compiles": self.compiles,
                 "wall_seconds": self.wall_seconds, "kernels": [k.as_row() for k in self.kernels]}
+
+    def roofline_chart(self, config=None):
+        """The kernels on the roofline of `config` (default: the config this run was on)."""
+        from simulator.config import load_config
+        from simulator.plots import roofline_chart
+        return roofline_chart([(k.name, k.report) for k in self.kernels], configs=[config or load_config(self.config)])
 
     def table(self) -> str:
         """The per-kernel table and the totals, as `mtiasim model` prints them."""

@@ -38,7 +38,7 @@ def record_launch(launcher, record, blocks: dict, compiled: bool, wall: float, n
     run = KernelRun(name=launcher.name, aten_ops=KERNEL_ORIGINS.get(launcher.name, ()), kind=launcher.kind,
                     grid=record.grid, blocks=dict(blocks), cycles=int(record.cycles), seconds=float(record.seconds),
                     roofline_fraction=float(roofline.fraction), bound=str(roofline.bound), compiled=compiled,
-                    wall_seconds=wall)
+                    wall_seconds=wall, report=record.report)
     for rec in _ACTIVE:
         rec.report.kernels.append(run)
 

@@ -1,5 +1,5 @@
-"""The PyTorch models the Inductor tests, the notebook and the benchmarks run: an MLP, a transformer
-decoder block (causal attention, MLP, layernorm) and a DLRM-style recommender (embedding bags,
+"""Example PyTorch models for compiler.inductor (the tests, the notebook and the benchmarks run them): an MLP,
+a transformer decoder block (causal attention, MLP, layernorm) and a DLRM-style recommender (embedding bags,
 bottom and top MLPs, pairwise dot interaction). Each `make_*` returns (model, inputs) with random
 weights and inputs from a seeded generator; `rows` scales the batch (8192 rows: realistic sizes)."""
 from __future__ import annotations
