@@ -88,3 +88,8 @@ class ScriptError(UserError):
     """A user's script (`mtiasim run script.py`) raised an error of its own: an ImportError, a
     NameError, an exit status. The message is the script's part of the traceback, as Python would
     print it, without the frames of mtiasim that ran it."""
+
+
+class NotSimulatedError(UserError):
+    """A PyTorch model run that the simulator did not see: Dynamo ran it as plain PyTorch (its
+    recompile limit, a frame it skips), so there is no simulated time to report."""

@@ -72,3 +72,53 @@ def test_mtiasim_model_prints_the_table_and_saves_the_chart(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "triton_tem_fused_addmm" in text and "coverage 100.0%" in text and "max |out - eager|" in text
     assert chart.stat().st_size > 0
+
+
+@torch._dynamo.disable
+def _host_part(y, w):
+    """Dynamo leaves this to plain PyTorch: a graph break on each side."""
+    return (y @ w).sigmoid()
+
+
+class _HalfOnHost(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 16)
+        self.w = torch.nn.Parameter(torch.randn(16, 16))
+
+    def forward(self, x):
+        return _host_part(self.fc(x).relu(), self.w) + 1
+
+
+def test_ops_dynamo_leaves_to_plain_pytorch_count_as_host_ops():
+    torch.manual_seed(4)
+    model, x = _HalfOnHost(), torch.randn(8, 16)
+    out, report = ci.simulate(model, x)
+    with torch.no_grad():
+        torch.testing.assert_close(out, model(x), rtol=1e-4, atol=1e-5)
+    assert report.eager_ops == {"aten.mm": 1, "aten.sigmoid": 1}, report.table()
+    assert report.not_simulated["aten.mm"] == 1 and report.graphs_run == 2
+    assert report.coverage == report.simulated_ops / (report.simulated_ops + 2) < 1
+    assert "outside the 2 compiled graph(s)" in report.table() and "aten.mm x1" in report.table()
+
+
+class _Eager(torch.nn.Module):
+    @torch._dynamo.disable
+    def forward(self, x):
+        return x.relu() * 2
+
+
+def test_a_model_dynamo_does_not_compile_is_refused():
+    with pytest.raises(ci.NotSimulatedError, match=r"compiled no graph of _Eager.*aten.relu x1"):
+        ci.simulate(_Eager(), torch.randn(4, 4))
+
+
+def test_the_recompile_limit_is_refused_not_run_eagerly():
+    model = torch.nn.Sequential(torch.nn.ReLU())
+    ci.simulate(model, torch.randn(4, 8))
+    with torch._dynamo.config.patch(recompile_limit=1), pytest.raises(ci.NotSimulatedError, match="recompile limit"):
+        ci.simulate(model, torch.randn(4, 16))          # another shape: a recompile (static shapes)
+
+
+def test_coverage_of_a_run_that_counted_no_op_is_zero():
+    assert ci.ModelReport().coverage == 0.0

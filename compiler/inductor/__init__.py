@@ -19,7 +19,9 @@ import time
 import weakref
 
 import torch
+from torch._dynamo.exc import FailOnRecompileLimitHit
 
+from ..errors import NotSimulatedError
 from . import session
 from .backend import mtiasim
 from .report import KernelRun, ModelReport
@@ -37,13 +39,30 @@ def compiled(model):
 
 def simulate(model, *inputs, **kwargs) -> tuple[object, ModelReport]:
     """Run `model(*inputs, **kwargs)` once with every generated kernel on the simulator (under
-    `torch.no_grad()`); returns the outputs and the run's `ModelReport`."""
+    `torch.no_grad()`); returns the outputs and the run's `ModelReport`.
+
+    What Dynamo leaves to plain PyTorch (the code around a graph break) is in the report's
+    `not_simulated` and `eager_ops`; a run of which Dynamo compiled nothing (it hit its recompile
+    limit, or skipped the model's frames) raises `NotSimulatedError`."""
     fn = compiled(model)
     start = time.perf_counter()
-    with session.recording() as report, torch.no_grad():
-        outputs = fn(*inputs, **kwargs)
+    with session.recording() as report, torch.no_grad(), \
+            torch._dynamo.config.patch(fail_on_recompile_limit_hit=True):
+        try:
+            outputs = fn(*inputs, **kwargs)
+        except FailOnRecompileLimitHit as e:
+            cause = str(e.__cause__ or e).strip().splitlines()[0]
+            raise NotSimulatedError(
+                f"Dynamo hit its recompile limit (torch._dynamo.config.recompile_limit = "
+                f"{torch._dynamo.config.recompile_limit}) and would run the model as plain PyTorch: {cause}. "
+                "Call torch._dynamo.reset() between models that share code, or raise the limit") from None
     report.wall_seconds = time.perf_counter() - start
+    if not report.graphs_run and report.eager_ops:
+        ops = ", ".join(f"{op} x{n}" for op, n in report.eager_ops.most_common(5))
+        raise NotSimulatedError(f"Dynamo compiled no graph of {type(model).__name__}: it ran as plain PyTorch "
+                                f"({report.host_ops} ATen ops: {ops}{', ...' if len(report.eager_ops) > 5 else ''}) "
+                                "and nothing ran on the simulator")
     return outputs, report
 
 
-__all__ = ["simulate", "compiled", "mtiasim", "ModelReport", "KernelRun"]
+__all__ = ["simulate", "compiled", "mtiasim", "ModelReport", "KernelRun", "NotSimulatedError"]

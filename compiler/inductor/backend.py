@@ -43,5 +43,6 @@ def mtiasim(gm, example_inputs, **kwargs):
 
     def run(*args):
         session.record_graph_run(simulated, host)
-        return compiled(*args)
+        with session.graph_running():
+            return compiled(*args)
     return run

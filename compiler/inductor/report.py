@@ -32,8 +32,10 @@ class KernelRun:
 class ModelReport:
     """A model run: `kernels` (one per launch), `not_simulated` (host op -> count), `coverage`."""
     kernels: list = field(default_factory=list)
-    not_simulated: Counter = field(default_factory=Counter)
+    not_simulated: Counter = field(default_factory=Counter)   # every ATen compute op that ran on the host
+    eager_ops: Counter = field(default_factory=Counter)       # those of them outside every compiled graph
     simulated_ops: int = 0       # ATen compute ops that ran inside simulated kernels
+    graphs_run: int = 0          # compiled graphs that ran (more than one: Dynamo broke the model up)
     graphs_compiled: int = 0     # graphs Inductor compiled during this run (0 on a warm second run)
     config: str = ""
     wall_seconds: float = 0.0    # host time of the whole run (compile + simulate)
@@ -52,9 +54,10 @@ class ModelReport:
 
     @property
     def coverage(self) -> float:
-        """The fraction of the model's ATen compute ops that ran as simulated kernels."""
+        """The fraction of the model's ATen compute ops that ran as simulated kernels (0 when none was
+        counted: nothing ran on the simulator)."""
         total = self.simulated_ops + self.host_ops
-        return self.simulated_ops / total if total else 1.0
+        return self.simulated_ops / total if total else 0.0
 
     @property
     def cache_hits(self) -> int:
@@ -67,7 +70,7 @@ class ModelReport:
     def to_dict(self) -> dict:
         return {"config": self.config, "cycles": self.cycles, "seconds": self.seconds, "coverage": self.coverage,
                 "simulated_ops": self.simulated_ops, "not_simulated": dict(self.not_simulated),
-                "graphs_compiled": self.graphs_compiled, "cache_hits": self.cache_hits, "compiles": self.compiles,
+                "eager_ops": dict(self.eager_ops), "graphs_run": self.graphs_run, "graphs_compiled": self.graphs_compiled, "cache_hits": self.cache_hits, "compiles": self.compiles,
                 "wall_seconds": self.wall_seconds, "kernels": [k.as_row() for k in self.kernels]}
 
     def roofline_chart(self, config=None):
@@ -91,6 +94,10 @@ class ModelReport:
                      f"{len(self.kernels)} kernel launches ({self.cache_hits} cache hits, {self.compiles} compiled)")
         lines.append(f"coverage {self.coverage:.1%} of {self.simulated_ops + self.host_ops} ATen compute ops "
                      f"simulated; on the host: {host}")
+        if self.eager_ops:
+            eager = ", ".join(f"{op} x{n}" for op, n in sorted(self.eager_ops.items()))
+            lines.append(f"run by plain PyTorch outside the {self.graphs_run} compiled graph(s) (Dynamo's graph "
+                         f"breaks): {eager}")
         lines.append(f"simulated in {self.wall_seconds:.2f} s of host time")
         return "\n".join(lines)
 
