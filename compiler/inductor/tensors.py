@@ -7,14 +7,10 @@ lands in the tensor.
 """
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import torch
 
-# dtypes numpy has no name for travel as their bits, then take ml_dtypes' view of them
-_BITS = {torch.bfloat16: (torch.int16, ml_dtypes.bfloat16),
-         torch.float8_e4m3fn: (torch.uint8, ml_dtypes.float8_e4m3fn),
-         torch.float8_e5m2: (torch.uint8, ml_dtypes.float8_e5m2)}
+from ..runtime.memory import host_array
 
 
 def storage_view(t: torch.Tensor) -> np.ndarray:
@@ -22,11 +18,7 @@ def storage_view(t: torch.Tensor) -> np.ndarray:
     if t.device.type != "cpu":
         raise ValueError(f"a {t.device.type} tensor was passed to a kernel; the simulator takes CPU tensors")
     count = t.untyped_storage().nbytes() // t.element_size() - t.storage_offset()
-    flat = torch.as_strided(t.detach(), (count,), (1,), t.storage_offset())
-    if t.dtype in _BITS:
-        bits, np_dtype = _BITS[t.dtype]
-        return flat.view(bits).numpy().view(np_dtype)
-    return flat.numpy()
+    return host_array(torch.as_strided(t.detach(), (count,), (1,), t.storage_offset()))
 
 
 def kernel_argument(v):
