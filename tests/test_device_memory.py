@@ -98,6 +98,24 @@ def test_a_torch_tensor_becomes_a_device_array(executor):
     assert torch.equal(o, t * 2)
 
 
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("offset", [16, 4])                  # 16-byte aligned, and 4 bytes into a DMA beat
+def test_a_view_into_a_device_array_is_a_pointer_at_its_offset(executor, offset):
+    host = RNG.standard_normal(300).astype(np.float32)
+    store = device_array(np.concatenate([host, np.full(300, np.nan, np.float32)]), name="store")
+    x, out = store.view(np.float32, offset), store.view(np.float32, 300 * 4 + offset)
+    assert x.data_ptr() == store.data_ptr() + offset and x.shape == (300 - offset // 4 + 300,)
+    n = 300 - offset // 4
+    launch(scale, (3,), x, out, n, 2.0, BLOCK=128, executor=executor)
+    got = store.to_host()
+    np.testing.assert_array_equal(got[:300], host)                               # the input is untouched
+    np.testing.assert_array_equal(got[300 + offset // 4:], host[offset // 4:] * 2)
+    assert np.isnan(got[300:300 + offset // 4]).all()                            # before the view: not written
+    np.testing.assert_array_equal(out.to_host()[:n], host[offset // 4:] * 2)
+    with pytest.raises(ValueError, match="store at byte 2 as float32"):
+        store.view(np.float32, 2)
+
+
 def test_a_collected_device_array_frees_its_address():
     x = device_array(np.zeros(1000, np.float32))
     address = x.data_ptr()

@@ -1,12 +1,16 @@
 """PyTorch models through Inductor's generated Triton on the simulator (compiler.inductor)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 import torch
 
+import compiler as triton
 import compiler.inductor as ci
+import compiler.language as tl
 from compiler.errors import CompilationError
-from compiler.inductor import header
+from compiler.inductor import blocks, header, launchers
 from compiler.inductor.examples import MODELS
 
 # the ops that must never be left to the host
@@ -122,3 +126,67 @@ def test_the_recompile_limit_is_refused_not_run_eagerly():
 
 def test_coverage_of_a_run_that_counted_no_op_is_zero():
     assert ci.ModelReport().coverage == 0.0
+
+
+def test_intermediates_stay_in_device_memory():
+    model, inputs = MODELS["mlp"](rows=16, seed=5)
+    out, report = ci.simulate(model, *inputs)
+    t = report.transfers
+    assert t.to_device == 1 + len(list(model.parameters()))       # x, the weights and biases: each once
+    assert (t.to_host, t.to_host_bytes) == (1, out.numel() * 4)  # the output only
+    assert t.stayed >= 1 and "intermediates stayed in simulated DRAM" in report.table()
+
+
+class _HostOpBetweenKernels(torch.nn.Module):
+    def forward(self, x):
+        a = x.exp() + torch.eye(x.shape[0]) * 4          # a kernel writes a ...
+        return torch.linalg.inv(a) + 1                   # ... an ATen op on the host reads it, a kernel reads its result
+
+
+def test_a_host_op_between_kernels_sees_what_the_kernel_wrote():
+    torch.manual_seed(6)
+    x = torch.randn(8, 8)
+    out, report = ci.simulate(_HostOpBetweenKernels(), x)
+    torch.testing.assert_close(out, torch.linalg.inv(x.exp() + torch.eye(8) * 4) + 1, rtol=1e-4, atol=1e-5)
+    assert report.not_simulated == {"aten.linalg_inv_ex": 1}, report.table()
+    # in: x, and the host op's result for the last kernel; back: a for the host op, and the output
+    assert report.transfers.to_host == 2 and report.transfers.to_device == 2
+
+
+@triton.jit
+def _double(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    xmask = xindex < xnumel
+    tl.store(out_ptr0 + xindex, tl.load(in_ptr0 + xindex, xmask) * 2, xmask)
+
+
+def _double_launcher():
+    """A launcher as Inductor's @pointwise decorator makes it."""
+    return launchers.pointwise(
+        size_hints={"x": 16384}, inductor_meta={"grid_type": "Grid1D", "kernel_name": "double", "num_load": 1,
+                                                "num_store": 1},
+        triton_meta={"signature": {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32", "XBLOCK": "constexpr"}},
+    )(_double)
+
+
+def test_block_sizes_are_the_fastest_candidate_on_the_simulator_and_remembered(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTIASIM_INDUCTOR_CACHE", str(tmp_path))
+    monkeypatch.setattr(blocks, "choose", lambda *a: {"XBLOCK": 16})    # a poor first guess: 625 programs
+    x, out = torch.randn(10000), torch.full((10000,), float("nan"))
+    launcher = _double_launcher()
+    launcher.launch((x, out, x.numel()), numerics=True)
+    torch.testing.assert_close(out, x * 2)
+    [chosen] = launcher.configs.values()
+    assert chosen != {"XBLOCK": 16}
+    candidates = blocks.candidates({"XBLOCK": 16}, {"x": x.numel()})
+    assert len(candidates) == 3
+    cycles = {c["XBLOCK"]: _double[(triton.cdiv(x.numel(), c["XBLOCK"]),)](x, out, x.numel(), **c, numerics=False).cycles
+              for c in candidates}
+    assert cycles[chosen["XBLOCK"]] == min(cycles.values()), cycles
+    [table] = (tmp_path / "blocks").glob("*.json")
+    assert list(json.loads(table.read_text()).values()) == [chosen]
+    # another launcher of the same kernel (another process) reads the choice instead of tuning again
+    monkeypatch.setattr(blocks, "candidates", lambda *a: pytest.fail("tuned again"))
+    again = _double_launcher()
+    again.launch((x, out, x.numel()), numerics=True)
+    assert list(again.configs.values()) == [chosen]

@@ -43,6 +43,7 @@ def mtiasim(gm, example_inputs, **kwargs):
 
     def run(*args):
         session.record_graph_run(simulated, host)
-        with session.graph_running():
-            return compiled(*args)
+        with session.graph_running(args) as outputs:
+            outputs.append(compiled(*args))
+        return outputs[0]
     return run

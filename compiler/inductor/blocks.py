@@ -3,8 +3,9 @@
 A GPU config packs a block for one streaming multiprocessor's warps; on MTIA a program runs on one
 PE and its tiles live in that PE's local store. We aim for at least one program per PE (64 on the
 8x8 grid) and tiles as large as the local store holds with room for double buffering: the DMA of
-the next tile overlaps the work on this one. The launcher halves a block when the compiler says the
-tiles do not fit (`OutOfResources`), so these are starting points, not promises.
+the next tile overlaps the work on this one. These are first guesses: the launcher times them and
+their neighbours (`candidates`) on the simulator and keeps the fastest (`tuning.py`), halving a
+block when the compiler says the tiles do not fit (`OutOfResources`).
 """
 from __future__ import annotations
 
@@ -56,6 +57,22 @@ def choose(names: list, numels: dict, persistent_r: int | None, pes: int, local_
         cap = max(1, budget // r) if r > 1 else min(budget, MAX_POINTWISE)
         floor = 1 if r > 1 else MIN_BLOCK
         out["XBLOCK"] = max(1, min(cap, max(per_pe, floor), pow2_ceil(x)))
+    return out
+
+
+AXES = {"XBLOCK": "x", "YBLOCK": "y", "ZBLOCK": "z", "R0_BLOCK": "r0_", "R1_BLOCK": "r1_"}
+
+
+def candidates(first: dict, numels: dict) -> list[dict]:
+    """The block sizes tuning tries: the first guess, then each of its blocks halved and doubled, none
+    past the next power of two of its axis (a larger block only masks more)."""
+    out = [first]
+    for name, value in first.items():
+        top = pow2_ceil(numels.get(AXES.get(name, ""), value))
+        for other in (value // 2, value * 2):
+            cfg = {**first, name: other}
+            if 1 <= other <= top and cfg not in out:
+                out.append(cfg)
     return out
 
 

@@ -100,11 +100,11 @@ def _codegen(original):
             in_kernels = _ORIGINS_OF_GRAPH[-1]
         finally:
             _ORIGINS_OF_GRAPH.pop()
+        simulated = {n for n in in_kernels if _is_compute(n)}
         on_host = set()
         for op in self.operations:
-            if isinstance(op, ir.ExternKernel):
-                on_host |= {n for n in op.origins if _is_compute(n)}
-        simulated = {n for n in in_kernels if _is_compute(n)} - on_host
+            if isinstance(op, ir.ExternKernel):     # its origins name the ops of its inputs too: those ran in kernels
+                on_host |= {n for n in op.origins if _is_compute(n)} - simulated
         host = Counter(str(n.target.overloadpacket) for n in on_host)
         SCHEDULED_GRAPHS.append((len(simulated), host))
         return result

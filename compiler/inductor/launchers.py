@@ -14,7 +14,8 @@ import torch
 from torch._inductor.runtime.triton_heuristics import GridExpr
 
 from ..errors import OutOfResources
-from . import blocks, session
+from . import blocks, session, tuning
+from .resident import writes
 from .tensors import kernel_argument
 
 _BLOCK_NAMES = ("XBLOCK", "YBLOCK", "ZBLOCK", "R0_BLOCK", "R1_BLOCK")
@@ -36,7 +37,7 @@ class Launcher:
         self.arg_names += list(self.inductor_meta.get("extra_launcher_args", []))
         self.block_names = [n for n, t in signature.items() if t == "constexpr" and n in _BLOCK_NAMES]
         self.name = self.inductor_meta.get("kernel_name") or fn.__name__
-        self.configs: dict = {}             # chosen block sizes per argument shape, kept across runs
+        self.configs: dict = {}             # chosen block sizes per argument shapes and hardware config
 
     def __repr__(self) -> str:
         return f"Launcher({self.kind} {self.name})"
@@ -73,6 +74,40 @@ class Launcher:
         return blocks.choose(self.block_names, self._numels(bound), persistent_r, cfg.num_pes, cfg.ls_bytes,
                              buffers)
 
+    def _tuned(self, bound: dict, values: list, shapes: tuple) -> dict:
+        """The block sizes for these argument shapes on the current hardware config: remembered, or the
+        fastest candidate by timing-only simulation (`tuning.py`)."""
+        from simulator import get_config
+        key = f"{shapes}|{tuning.config_id(get_config())}"
+        module = self.fn.fn.__module__
+        cfg = self.configs.get(key) or tuning.load(module, self.name, key)
+        if cfg is not None:
+            self.configs[key] = cfg
+            return cfg
+        first = self._first_config(bound)
+        while True:
+            tried = blocks.candidates(first, self._numels(bound))
+            if len(tried) == 1:              # nothing to choose between (a template, a tiny problem)
+                self.configs[key] = first
+                return first
+            cycles = {}
+            for cand in tried:
+                try:
+                    trial = self.fn.run(*values, grid=self.grid(bound, cand), numerics=False, _commit=False, **cand)
+                except OutOfResources as e:
+                    last = e
+                    continue
+                cycles[tuple(cand.items())] = trial.cycles
+            if cycles:
+                break
+            first = blocks.halve(first)       # nothing fit: try again around a smaller guess
+            if first is None:
+                raise last
+        cfg = dict(min(cycles, key=cycles.get))
+        self.configs[key] = cfg
+        tuning.store(module, self.name, key, cfg)
+        return cfg
+
     def grid(self, bound: dict, cfg: dict) -> tuple:
         meta = {**bound, **self.fixed, **cfg}
         grid = GridExpr.from_meta(self.inductor_meta, {**self.fixed, **cfg})
@@ -82,21 +117,15 @@ class Launcher:
         """Launch on the simulator; the record goes to every active session. Returns the record."""
         bound = self.bind(args)
         key = tuple(tuple(v.shape) if isinstance(v, torch.Tensor) else v for v in bound.values())
-        values = [kernel_argument(bound[n]) for n in self.arg_names
-                  if n not in self.inductor_meta.get("extra_launcher_args", [])]
-        cfg = self.configs.get(key) or self._first_config(bound)
+        resident = session.resident() if numerics else None      # autotuning trials run on host copies
+        mutated = tuple(self.inductor_meta.get("mutated_arg_names", ()))
+        values = [resident.argument(bound[n], n, writes(n, mutated))
+                  if resident is not None and isinstance(bound[n], torch.Tensor) else kernel_argument(bound[n])
+                  for n in self.arg_names if n not in self.inductor_meta.get("extra_launcher_args", [])]
         before = (self.fn.compile_count, _backend_compiles(self.fn))
         start = time.perf_counter()
-        while True:
-            try:
-                record = self.fn[self.grid(bound, cfg)](*values, **cfg, numerics=numerics)
-                break
-            except OutOfResources:
-                smaller = blocks.halve(cfg)
-                if smaller is None:
-                    raise
-                cfg = smaller
-        self.configs[key] = cfg
+        cfg = self._tuned(bound, values, key)
+        record = self.fn[self.grid(bound, cfg)](*values, **cfg, numerics=numerics)
         compiled = (self.fn.compile_count, _backend_compiles(self.fn)) != before
         session.record_launch(self, record, cfg, compiled, time.perf_counter() - start, numerics)
         return record

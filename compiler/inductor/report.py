@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
+
+from .resident import Transfers
 
 
 @dataclass
@@ -37,6 +39,7 @@ class ModelReport:
     simulated_ops: int = 0       # ATen compute ops that ran inside simulated kernels
     graphs_run: int = 0          # compiled graphs that ran (more than one: Dynamo broke the model up)
     graphs_compiled: int = 0     # graphs Inductor compiled during this run (0 on a warm second run)
+    transfers: Transfers = field(default_factory=Transfers)   # host <-> simulated DRAM copies
     config: str = ""
     wall_seconds: float = 0.0    # host time of the whole run (compile + simulate)
 
@@ -70,7 +73,8 @@ class ModelReport:
     def to_dict(self) -> dict:
         return {"config": self.config, "cycles": self.cycles, "seconds": self.seconds, "coverage": self.coverage,
                 "simulated_ops": self.simulated_ops, "not_simulated": dict(self.not_simulated),
-                "eager_ops": dict(self.eager_ops), "graphs_run": self.graphs_run, "graphs_compiled": self.graphs_compiled, "cache_hits": self.cache_hits, "compiles": self.compiles,
+                "eager_ops": dict(self.eager_ops), "graphs_run": self.graphs_run, "graphs_compiled": self.graphs_compiled,
+                "transfers": asdict(self.transfers), "cache_hits": self.cache_hits, "compiles": self.compiles,
                 "wall_seconds": self.wall_seconds, "kernels": [k.as_row() for k in self.kernels]}
 
     def roofline_chart(self, config=None):
@@ -98,6 +102,9 @@ class ModelReport:
             eager = ", ".join(f"{op} x{n}" for op, n in sorted(self.eager_ops.items()))
             lines.append(f"run by plain PyTorch outside the {self.graphs_run} compiled graph(s) (Dynamo's graph "
                          f"breaks): {eager}")
+        t = self.transfers
+        lines.append(f"host <-> device: {t.to_device} tensors in ({t.to_device_bytes / 1e6:.3g} MB), {t.to_host} back "
+                     f"({t.to_host_bytes / 1e6:.3g} MB); {t.stayed} intermediates stayed in simulated DRAM")
         lines.append(f"simulated in {self.wall_seconds:.2f} s of host time")
         return "\n".join(lines)
 

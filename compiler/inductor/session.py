@@ -14,11 +14,12 @@ from contextlib import contextmanager
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from .report import KernelRun, ModelReport
+from .resident import Resident
 
 _ACTIVE: list = []
 # kernel name -> the ATen ops it came from (filled when Inductor defines the kernel)
 KERNEL_ORIGINS: dict[str, tuple] = {}
-_GRAPHS_RUNNING = [0]       # compiled graphs running now (their ops are counted by the graph, not here)
+_GRAPHS_RUNNING: list[Resident] = []    # the compiled graphs running now, each with its device-resident tensors
 
 
 class EagerOps(TorchDispatchMode):
@@ -35,19 +36,31 @@ class EagerOps(TorchDispatchMode):
         return True
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if not _GRAPHS_RUNNING[0] and not func.is_view:
+        if not _GRAPHS_RUNNING and not func.is_view:
             self.ops[str(func.overloadpacket)] += 1
         return func(*args, **(kwargs or {}))
 
 
 @contextmanager
-def graph_running():
-    """Around the run of one compiled graph."""
-    _GRAPHS_RUNNING[0] += 1
+def graph_running(inputs):
+    """Around the run of one compiled graph: its tensors live on the device (`resident.py`) until it
+    returns; yields a list that the caller puts the graph's outputs in."""
+    resident = Resident()
+    outputs: list = []
+    _GRAPHS_RUNNING.append(resident)
     try:
-        yield
+        with resident:
+            yield outputs
     finally:
-        _GRAPHS_RUNNING[0] -= 1
+        transfers = resident.finish((inputs, outputs))     # still inside the graph: not eager ops
+        _GRAPHS_RUNNING.pop()
+        for rec in _ACTIVE:
+            rec.report.transfers.add(transfers)
+
+
+def resident() -> Resident | None:
+    """The device-resident tensors of the graph running now (None outside a graph run)."""
+    return _GRAPHS_RUNNING[-1] if _GRAPHS_RUNNING else None
 
 
 class Recording:

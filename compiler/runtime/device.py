@@ -38,12 +38,26 @@ class DeviceArray:
         guard = guard_bytes(data.size, "dram")
         self.address = _place(max(data.size, 1), guard)
         self._buffer = DeviceBuffer(self.name, self.address, data, region="dram", guard=guard)
+        self._offset, self._base = 0, None
         _live[self.address] = self._buffer
         weakref.finalize(self, _live.pop, self.address, None)
 
+    def view(self, dtype, byte_offset: int = 0) -> "DeviceArray":
+        """This array's memory from `byte_offset` on as a flat array of `dtype`, sharing it: a pointer
+        into the middle of an array (what a storage offset is), which keeps the array alive."""
+        dtype = np.dtype(dtype)
+        start = self._offset + byte_offset
+        if not 0 <= start <= self._buffer.size or start % dtype.itemsize:
+            raise ValueError(f"a view of {self.name} at byte {start} as {dtype}: outside its {self._buffer.size} "
+                             f"bytes or not a multiple of {dtype.itemsize}")
+        v = object.__new__(DeviceArray)
+        v.shape, v.dtype, v.name = ((self._buffer.size - start) // dtype.itemsize,), dtype, self.name
+        v.address, v._buffer, v._offset, v._base = self._buffer.address + start, self._buffer, start, self._base or self
+        return v
+
     @property
     def nbytes(self) -> int:
-        return self._buffer.size
+        return self._buffer.size - self._offset
 
     @property
     def size(self) -> int:
@@ -54,7 +68,8 @@ class DeviceArray:
 
     def to_host(self) -> np.ndarray:
         """A numpy copy of the array as the last successful launch left it."""
-        return self._buffer.data.view(self.dtype).reshape(self.shape).copy()
+        return self._buffer.data[self._offset:self._offset + self.size * self.dtype.itemsize].view(
+            self.dtype).reshape(self.shape).copy()
 
     def __repr__(self) -> str:
         return f"DeviceArray({self.name}, {self.dtype}{list(self.shape)} at {self.address:#x})"
@@ -87,5 +102,6 @@ def launch_buffers() -> list[DeviceBuffer]:
 
 
 def buffer_of(arr: DeviceArray, buffers: list[DeviceBuffer]) -> DeviceBuffer:
-    i = bisect.bisect_left([b.address for b in buffers], arr.address)
+    """The buffer (of `launch_buffers()`, sorted by address) that `arr`, or the array it views, lives in."""
+    i = bisect.bisect_right([b.address for b in buffers], arr.address) - 1
     return buffers[i]

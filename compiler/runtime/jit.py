@@ -191,7 +191,8 @@ def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, pl
     resident = device.launch_buffers()
     for name, v in bound.items():
         if isinstance(v, device.DeviceArray):
-            ptrs[name] = PointerArg(device.buffer_of(v, resident), 0, T.from_numpy(v.dtype))
+            buffer = device.buffer_of(v, resident)
+            ptrs[name] = PointerArg(buffer, v.address - buffer.address, T.from_numpy(v.dtype))
     buffers += resident
     values = []
     for name in compiled.arg_names:

@@ -98,6 +98,8 @@ def specialize(param, value, byte_offset: int | None = None, do_not_specialize: 
         inside = byte_offset is not None and byte_offset % ALLOC_ALIGN != 0
         return RuntimeArg(T.PointerType(elem), aligned, byte_offset & -byte_offset if inside else 0)
     if isinstance(value, DeviceArray):
-        return RuntimeArg(T.PointerType(T.from_numpy(value.dtype)), value.address % 16 == 0 and not no_align)
+        inside = value.address % ALLOC_ALIGN != 0           # a view into the middle of a device array
+        return RuntimeArg(T.PointerType(T.from_numpy(value.dtype)), value.address % 16 == 0 and not no_align,
+                          value.address & -value.address if inside else 0)
     raise TypeError(f"unsupported argument type {type(value).__name__} for parameter '{param.name}' "
                     "(pass numpy arrays, CPU torch tensors or device arrays for pointers, Python numbers for scalars)")

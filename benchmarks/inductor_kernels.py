@@ -1,0 +1,86 @@
+"""Every generated kernel of the three example models at realistic sizes against its DRAM roofline
+(issue 13, "what it must show" 4: point-wise and reduction kernels at >= 80%).
+
+    pip install -e '.[inductor]' && python benchmarks/inductor_kernels.py [mlp|decoder|dlrm ...] [--rows N]
+
+Prints a row per kernel launch: its kind, block sizes, grid, the DRAM bytes it moved, its cycles,
+its fraction of the roofline at its arithmetic intensity, what bounds it, and the DMA instructions of
+its program (boxes: dma.in/out/rows; element-wise: dma.gather/scatter/atomic), so a kernel that falls
+short shows whether its accesses became boxes. The last line per model counts the point-wise and
+reduction kernels at 80% or more.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+
+import compiler.inductor as ci
+from compiler.inductor.examples import MODELS
+from compiler.runtime import jit
+
+TARGET = 0.80
+# realistic sizes: 8192 rows (tokens for the decoder: 32 sequences of 256)
+SIZES = {"mlp": dict(rows=8192), "decoder": dict(rows=32, seq=256), "dlrm": dict(rows=8192)}
+BOXES = ("dma.in", "dma.out", "dma.rows")
+ELEMENTWISE = ("dma.gather", "dma.scatter", "dma.atomic")
+
+
+def dma_mix(compiled) -> str:
+    """The DMA instructions of a compiled kernel's program: 'boxes 3 / elementwise 1'."""
+    asm = compiled.asm["mtia-asm"]
+    count = {name: len(re.findall(rf"^\s*{re.escape(name)}\b", asm, re.M)) for name in BOXES + ELEMENTWISE}
+    return f"{sum(count[n] for n in BOXES)}/{sum(count[n] for n in ELEMENTWISE)}"
+
+
+def run_model(name: str, sizes: dict) -> None:
+    compiled_of = {}
+
+    def observe(compiled, grid, record):
+        compiled_of[id(record.report)] = compiled
+    jit.LAUNCH_OBSERVERS.append(observe)
+    try:
+        model, inputs = MODELS[name](**sizes)
+        _, report = ci.simulate(model, *inputs)
+    finally:
+        jit.LAUNCH_OBSERVERS.remove(observe)
+    print(f"\n{name} {sizes}: {report.cycles:,} cycles = {report.seconds * 1e6:.1f} us, {len(report.kernels)} kernels, "
+          f"coverage {report.coverage:.1%}, host {report.wall_seconds:.0f} s")
+    head = (f"{'kernel':<52} {'kind':<20} {'blocks':<22} {'grid':>6} {'DRAM MB':>8} {'cycles':>9} {'roofline':>8} "
+            f"{'bound':<7} box/elem")
+    print(head)
+    print("-" * len(head))
+    checked = passed = 0
+    for k in report.kernels:
+        rep = k.report
+        dram = (rep.bytes.get("dram_read", 0) + rep.bytes.get("dram_write", 0)) / 1e6
+        blocks = " ".join(f"{b}={v}" for b, v in k.blocks.items())
+        grid = "x".join(str(g) for g in k.grid if g != 1) or "1"
+        compiled = compiled_of.get(id(rep))
+        mix = dma_mix(compiled) if compiled is not None else "?"
+        mark = ""
+        if k.kind != "template":
+            checked += 1
+            passed += k.roofline_fraction >= TARGET
+            mark = "" if k.roofline_fraction >= TARGET else "  < 80%"
+        print(f"{k.name[:52]:<52} {k.kind:<20} {blocks[:22]:<22} {grid:>6} {dram:>8.2f} {k.cycles:>9,} "
+              f"{k.roofline_fraction:>7.1%}  {k.bound:<7} {mix}{mark}")
+    print(f"{name}: {passed}/{checked} point-wise and reduction kernels at >= {TARGET:.0%} of their roofline")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("models", nargs="*", help=f"of {', '.join(SIZES)} (default: all three)")
+    p.add_argument("--rows", type=int, help="rows instead of 8192 (sequences of 256 for the decoder: rows / 256)")
+    a = p.parse_args()
+    unknown = [m for m in a.models if m not in SIZES]
+    if unknown:
+        p.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(SIZES)}")
+    for name in a.models or list(SIZES):
+        sizes = dict(SIZES[name])
+        if a.rows:
+            sizes["rows"] = max(1, a.rows // 256) if name == "decoder" else a.rows
+        run_model(name, sizes)
+
+
+if __name__ == "__main__":
+    main()
