@@ -3,19 +3,22 @@ import re
 
 import numpy as np
 import pytest
+from filecheck import check_ir
 
 import compiler.runtime.mtia_executor  # noqa: F401  (registers the backend stages)
 from compiler.backend.passes.allocate_ls import AllocateLocalStore
 from compiler.backend.passes.bufferize import Bufferize
+from compiler.backend.passes.expand_combine import ExpandCombine
 from compiler.backend.passes.licm import HoistLoopInvariants
 from compiler.backend.passes.lower_memory import LowerMemory
 from compiler.backend.passes.map_engines import MapEngines
+from compiler.backend.passes.materialize_pointers import MaterializePointers
 from compiler.backend.passes.scalarize_iter_args import ScalarizeIterArgs
+from compiler.backend.pipeline import emit_program
 from compiler.errors import CompilationError
 from compiler.ir import parse_module, print_module, verify
 from compiler.ir.passes import CommonSubexpressionElimination, DeadCodeElimination
-
-from filecheck import check_ir
+from simulator.config import load_config
 
 
 def run(text: str, *passes) -> str:
@@ -154,11 +157,13 @@ def test_licm_bufferize_and_engines_on_the_loop():
     out = run(LOOP, ScalarizeIterArgs(), LowerMemory(32), CommonSubexpressionElimination(), HoistLoopInvariants(),
               DeadCodeElimination(), MapEngines(), Bufferize(), AllocateLocalStore(384 * 1024))
     check_ir(out, """
-        CHECK: %zero = arith.constant {value = 0.0, engine = "se", cb = [0]} : tensor<32x32xf32>
-        CHECK: scf.for
+        CHECK: mtia.cb {id = 0, name = "zero", bytes = 4096, producer = "se", depth = 0, slots = 2, base = 0}
+        CHECK-NEXT: mtia.cb {id = 1, name = "t", bytes = 2048, producer = "dma", depth = 1, slots = 3, base = 8192}
+        CHECK: %zero = arith.constant {value = 0.0, engine = "se", tiles = [{cb = 0, dtype = "f32", shape = [32, 32]}]}
+        CHECK: scf.for {{.*}} {pop_after = [0], carried = [0, none]}
         CHECK-NOT: arith.extsi %sa
-        CHECK: %t = mtia.load_box %p_in, {{.*}}engine = "dma", cb = [1]} : tensor<32x32xf16>
-        CHECK-NEXT: %d = tt.dot %t, %t, %acc_in {input_precision = "ieee", engine = "dpe", cb = [0], inplace = true}
+        CHECK: %t = mtia.load_box %p_in, {{.*}}engine = "dma", tiles = [{cb = 1, dtype = "f16", shape = [32, 32]}]}
+        CHECK-NEXT: %d = tt.dot %t, %t, %acc_in {input_precision = "ieee", engine = "dpe", tiles = [{cb = 0, {{.*}}}], inplace = true, pops = [1]}
         CHECK: scf.yield %d
     """)
 
@@ -243,3 +248,220 @@ def test_integer_long_tail_runs_on_the_rvv_core():
     high = (x.astype(np.uint32).astype(np.uint64) ** 2) >> 32
     want = (quotient.astype(np.int64) + high.astype(np.int64)).astype(np.int32)
     np.testing.assert_array_equal(out, want)
+
+
+REDUCE_WITH_A_CUSTOM_COMBINE = """module {
+  tt.func @red(%x_ptr: ptr<f32>, %out_ptr: ptr<f32>) {
+    %offs = tt.make_range {start = 0, end = 16} : tensor<16xi32>
+    %0 = tt.splat %x_ptr : tensor<16xptr<f32>>
+    %1 = tt.addptr %0, %offs : tensor<16xptr<f32>>
+    %x = tt.load %1 : tensor<16xf32>
+    %2 = tt.reduce %x {axis = 0} : f32 {
+    ^bb0(%3: f32, %4: f32):
+      %5 = arith.constant {value = 2.0} : f32
+      %6 = arith.mulf %5, %4 : f32
+      %7 = arith.addf %3, %6 : f32
+      tt.reduce.return %7
+    }
+    tt.store %out_ptr, %2
+    tt.return
+  }
+}"""
+
+
+def test_expand_combine_turns_a_combine_the_re_cannot_run_into_halving_steps():
+    out = run(REDUCE_WITH_A_CUSTOM_COMBINE, ExpandCombine())
+    check_ir(out, """
+        CHECK: %x = tt.load
+        CHECK-NEXT: %[[L:.*]] = tt.extract_slice %x {offsets = [0], sizes = [8], strides = [2]} : tensor<8xf32>
+        CHECK-NEXT: tt.extract_slice %x {offsets = [1], sizes = [8], strides = [2]} : tensor<8xf32>
+        CHECK-NEXT: arith.constant {value = 2.0} : tensor<8xf32>
+        CHECK-NEXT: arith.mulf
+        CHECK-NEXT: arith.addf {{.*}} : tensor<8xf32>
+        CHECK: arith.addf {{.*}} : tensor<4xf32>
+        CHECK: arith.addf {{.*}} : tensor<2xf32>
+        CHECK: %[[ONE:.*]] = arith.addf {{.*}} : tensor<1xf32>
+        CHECK-NEXT: mtia.to_scalar {{%\\w+}} : f32
+        CHECK-NEXT: tt.store %out_ptr
+        CHECK-NOT: tt.reduce
+    """.replace("%[[L:.*]]", "{{%\\w+}}").replace("%[[ONE:.*]]", "{{%\\w+}}"))
+
+
+SELECTED_POINTERS = """module {
+  tt.func @pick(%a_ptr: ptr<f32>, %b_ptr: ptr<f32>, %out_ptr: ptr<f32>, %flag: i32) {
+    %offs = tt.make_range {start = 0, end = 16} : tensor<16xi32>
+    %0 = tt.splat %flag : tensor<16xi32>
+    %1 = arith.cmpi %offs, %0 {predicate = "slt"} : tensor<16xi1>
+    %2 = tt.splat %a_ptr : tensor<16xptr<f32>>
+    %3 = tt.addptr %2, %offs : tensor<16xptr<f32>>
+    %4 = tt.splat %b_ptr : tensor<16xptr<f32>>
+    %5 = tt.addptr %4, %offs : tensor<16xptr<f32>>
+    %p = arith.select %1, %3, %5 : tensor<16xptr<f32>>
+    %6 = tt.load %p : tensor<16xf32>
+    %7 = arith.constant {value = 1} : i64
+    %8 = arith.constant {value = 16} : i64
+    mtia.store_box %out_ptr, %6, %7, %8 {rank = 1, unaligned = false}
+    tt.return
+  }
+}"""
+
+
+def test_materialize_pointers_holds_a_selected_pointer_block_as_byte_addresses_and_gathers():
+    out = run(SELECTED_POINTERS, MaterializePointers())
+    check_ir(out, """
+        CHECK: %[[A:.*]] = tt.ptr_to_int %a_ptr : i64
+        CHECK: arith.muli {{%\\w+}}, {{%\\w+}} : tensor<16xi64>
+        CHECK: tt.ptr_to_int %b_ptr : i64
+        CHECK: %p = arith.select %1, {{%\\w+}}, {{%\\w+}} : tensor<16xi64>
+        CHECK-NEXT: arith.constant {value = 4} : tensor<16xi64>
+        CHECK-NEXT: %[[I:.*]] = arith.divsi %p, {{%\\w+}} : tensor<16xi64>
+        CHECK: tt.int_to_ptr {{%\\w+}} : ptr<f32>
+        CHECK-NEXT: mtia.gather {{%\\w+}}, {{%\\w+}} {pad = 0} : tensor<16xf32>
+        CHECK-NOT: xptr<
+        CHECK-NOT: tt.load
+    """.replace("%[[A:.*]]", "{{%\\w+}}").replace("%[[I:.*]]", "{{%\\w+}}"))
+
+
+INVARIANT_ADDRESSES = """module {
+  tt.func @k(%p: ptr<f32>, %n: i32, %s: i32) {
+    %c0 = arith.constant {value = 0} : i32
+    %c1 = arith.constant {value = 1} : i32
+    %q = scf.for %c0, %n, %c1, %p : ptr<f32> {
+    ^bb0(%i: i32, %q_in: ptr<f32>):
+      %w = arith.extsi %s : i64
+      %step = arith.muli %w, %w : i64
+      %k = arith.extsi %i : i64
+      %q_next = tt.addptr %q_in, %step : ptr<f32>
+      %r = tt.addptr %q_next, %k : ptr<f32>
+      scf.yield %r
+    }
+    tt.return
+  }
+}"""
+
+
+def test_licm_hoists_the_loop_invariant_scalar_arithmetic_only():
+    out = run(INVARIANT_ADDRESSES, HoistLoopInvariants())
+    check_ir(out, """
+        CHECK: %w = arith.extsi %s : i64
+        CHECK-NEXT: %step = arith.muli %w, %w : i64
+        CHECK-NEXT: %q = scf.for
+        CHECK-NEXT: ^bb0(%i: i32, %q_in: ptr<f32>):
+        CHECK-NEXT: %k = arith.extsi %i : i64
+        CHECK-NEXT: %q_next = tt.addptr %q_in, %step
+        CHECK-NEXT: %r = tt.addptr %q_next, %k
+    """)
+
+
+SOFTMAX_ENGINES = """module {
+  tt.func @softmax(%x_ptr: ptr<f32> {tt.divisibility = 16}, %out_ptr: ptr<f32> {tt.divisibility = 16}, %n: i32) {
+    %0 = arith.constant {value = 16} : i64
+    %1 = arith.constant {value = 1} : i64
+    %2 = arith.constant {value = 4} : i64
+    %3 = arith.extsi %n : i64
+    %x = mtia.load_box %x_ptr, %0, %1, %2, %3 {rank = 2, unaligned = false, pad = -inf, engine = "dma"} : tensor<4x16xf32>
+    %4 = tt.reduce %x {axis = 1, engine = "re"} : tensor<4xf32> {
+    ^bb0(%5: f32, %6: f32):
+      %7 = arith.maxnumf %5, %6 : f32
+      tt.reduce.return %7
+    }
+    %8 = tt.expand_dims %4 {axis = 1, engine = "view"} : tensor<4x1xf32>
+    %9 = tt.broadcast %8 {engine = "view"} : tensor<4x16xf32>
+    %10 = arith.subf %x, %9 {engine = "se"} : tensor<4x16xf32>
+    %e = math.exp %10 {engine = "se"} : tensor<4x16xf32>
+    %11 = tt.reduce %e {axis = 1, engine = "re"} : tensor<4xf32> {
+    ^bb0(%12: f32, %13: f32):
+      %14 = arith.addf %12, %13 : f32
+      tt.reduce.return %14
+    }
+    %15 = tt.expand_dims %11 {axis = 1, engine = "view"} : tensor<4x1xf32>
+    %16 = tt.broadcast %15 {engine = "view"} : tensor<4x16xf32>
+    %17 = arith.divf %e, %16 {engine = "se"} : tensor<4x16xf32>
+    mtia.store_box %out_ptr, %17, %0, %1, %2, %3 {rank = 2, unaligned = false, engine = "dma"}
+    tt.return
+  }
+}"""
+
+
+def test_bufferize_declares_the_storages_and_marks_tiles_in_place_updates_and_pops():
+    out = run(SOFTMAX_ENGINES, Bufferize())
+    check_ir(out, """
+        CHECK: mtia.cb {id = 0, name = "x", bytes = 256, producer = "dma", depth = 0}
+        CHECK-NEXT: mtia.cb {id = 1, name = "reduce", bytes = 16, producer = "re", depth = 0}
+        CHECK-NEXT: mtia.cb {id = 2, name = "reduce", bytes = 16, producer = "re", depth = 0}
+        CHECK: %x = mtia.load_box {{.*}}tiles = [{cb = 0, dtype = "f32", shape = [4, 16]}]}
+        CHECK-NEXT: %4 = tt.reduce %x {axis = 1, engine = "re", tiles = [{cb = 1, dtype = "f32", shape = [4]}]}
+        CHECK: %8 = tt.expand_dims %4 {axis = 1, engine = "view", tiles = [{cb = 1, dtype = "f32", shape = [4, 1]}]}
+        CHECK-NEXT: %9 = tt.broadcast %8 {engine = "view", tiles = [{cb = 1, dtype = "f32", shape = [4, 1]}]}
+        CHECK-NEXT: %10 = arith.subf %x, %9 {engine = "se", tiles = [{cb = 0, {{.*}}}], inplace = true, pops = [1]}
+        CHECK-NEXT: %e = math.exp %10 {engine = "se", tiles = [{cb = 0, {{.*}}}], inplace = true}
+        CHECK: %17 = arith.divf %e, %16 {{.*}}inplace = true, pops = [2]}
+        CHECK-NEXT: mtia.store_box {{.*}}engine = "dma", pops = [0]}
+    """)
+
+
+def test_allocate_ls_sizes_and_places_the_declared_storages_from_text():
+    bufferized = run(SOFTMAX_ENGINES, Bufferize())
+    out = run(bufferized, AllocateLocalStore(384 * 1024, num_stages=3))
+    check_ir(out, """
+        CHECK: tt.func @softmax({{.*}}) attributes {mtia.ls_used = 768} {
+        CHECK-NEXT: mtia.cb {id = 0, name = "x", bytes = 256, producer = "dma", depth = 0, slots = 2, base = 0}
+        CHECK-NEXT: mtia.cb {id = 1, name = "reduce", bytes = 64, producer = "re", depth = 0, slots = 2, base = 512}
+        CHECK-NEXT: mtia.cb {id = 2, name = "reduce", bytes = 64, producer = "re", depth = 0, slots = 2, base = 640}
+    """)
+
+
+def test_codegen_from_text_emits_what_the_plan_in_the_ir_says():
+    allocated = run(SOFTMAX_ENGINES, Bufferize(), AllocateLocalStore(384 * 1024))
+    prog, cpp = emit_program(parse_module(allocated), load_config("mtia-2i"))
+    check_ir(prog.to_asm(), """
+        CHECK: .cb 0 x base=0 slot=256 slots=2
+        CHECK-NEXT: .cb 1 reduce base=512 slot=64 slots=2
+        CHECK: dma.in cb0.push:f32[4x16], x1, [16, 1], valid=[4, {{x\\d+}}], pad=-inf
+        CHECK-NEXT: re.reduce cb1.push:f32[4], cb0.keep:f32[4x16], max, 1
+        CHECK-NEXT: se.sub cb0.acc:f32[4x16], cb0.keep:f32[4x16], cb1.pop:f32[4x1]
+        CHECK-NEXT: se.exp cb0.acc:f32[4x16], cb0.keep:f32[4x16]
+        CHECK-NEXT: re.reduce cb2.push:f32[4], cb0.keep:f32[4x16], sum, 1
+        CHECK-NEXT: se.div cb0.acc:f32[4x16], cb0.keep:f32[4x16], cb2.pop:f32[4x1]
+        CHECK-NEXT: dma.out cb0.pop:f32[4x16], x2, [16, 1], valid=[4, {{x\\d+}}]
+        CHECK-NEXT: end:
+    """)
+    check_ir(cpp, """
+        CHECK: void softmax(float* x_ptr, float* out_ptr, int32_t n) {
+        CHECK: dma_in(cb0.push, base=x_ptr
+    """)
+
+
+HALF_SUM_ENGINES = """module {
+  tt.func @half_sum(%S: ptr<f16> {tt.divisibility = 16}, %Y: ptr<f16> {tt.divisibility = 16}) {
+    %0 = arith.constant {value = 1} : i64
+    %1 = arith.constant {value = 16} : i64
+    %y = mtia.load_box %Y, %0, %1 {rank = 1, unaligned = false, pad = 0, engine = "dma"} : tensor<16xf16>
+    %2 = tt.reduce %y {axis = 0, engine = "re"} : f16 {
+    ^bb0(%3: f16, %4: f16):
+      %5 = arith.addf %3, %4 : f16
+      tt.reduce.return %5
+    }
+    %6 = arith.constant {value = 2.0} : f16
+    %7 = arith.mulf %2, %6 {engine = "se"} : f16
+    tt.store %S, %7
+    tt.return
+  }
+}"""
+
+
+def test_bufferize_gives_a_half_result_that_scalar_code_reads_an_f32_widening_slot():
+    bufferized = run(HALF_SUM_ENGINES, Bufferize())
+    check_ir(bufferized, """
+        CHECK: mtia.cb {id = 2, name = "mulf", bytes = 2, producer = "se"
+        CHECK-NEXT: mtia.cb {id = 3, name = "widen_tmp", bytes = 4, producer = "se"
+        CHECK: %7 = arith.mulf %2, %6 {engine = "se", tiles = [{cb = 2, dtype = "f16", shape = [1]}], {{.*}}widen = [3]}
+    """)
+    prog, _ = emit_program(parse_module(run(bufferized, AllocateLocalStore(384 * 1024))), load_config("mtia-2i"))
+    check_ir(prog.to_asm(), """
+        CHECK: se.mul cb2.push:f16[1]
+        CHECK: se.mov cb3.push:f32[1], cb2.keep:f16[1]
+        CHECK-NEXT: cb.wait {{x\\d+}}, 3
+        CHECK-NEXT: flw {{f\\d+}}, 0({{x\\d+}})
+        CHECK-NEXT: cb.pop 3
+    """)

@@ -15,6 +15,7 @@ SCATTER = "mtia.scatter"
 ATOMIC = "mtia.atomic"
 CAS = "mtia.cas"
 TO_SCALAR = "mtia.to_scalar"
+CB = "mtia.cb"
 
 if LOAD_BOX not in OP_DEFS:
     define(LOAD_BOX, """A box DMA into the local store: result[i] = ptr[sum(j_k * strides_k)] where every
@@ -40,5 +41,9 @@ old = ptr[offsets[i]]; ptr[offsets[i]] = kind(old, value[i]) where mask[i]; retu
            operands=("ptr", "offsets", "value", "mask?"), attrs=("kind",), pure=False)
     define(CAS, """Atomic compare-and-swap per element: old = ptr[offsets[i]]; if old == cmp[i]: ptr[..] =
 value[i]; returns old.""", operands=("ptr", "offsets", "cmp", "value"), pure=False)
+    define(CB, """Declares a storage: a circular buffer of `slots` slots of `bytes` each from local-store
+address `base` (allocate-ls sets slots and base). attrs: id, name, bytes, producer (the engine that
+fills it), depth (loops around its definition), line (of the kernel source). See backend/plan.py.""",
+           results=0, attrs=("id", "name", "bytes", "producer", "depth"), pure=False)
     define(TO_SCALAR, """The single element of a one-element block, as a scalar (the core waits for it and
 reads it from the local store).""", operands=("src",))

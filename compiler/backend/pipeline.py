@@ -12,7 +12,8 @@ import time
 
 from isa import Program
 
-from ..ir import print_module, verify
+from ..errors import CompilationError
+from ..ir import print_module, reprint, verify
 from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 from .codegen.generate import Codegen
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
@@ -23,6 +24,7 @@ from .passes.lower_memory import LowerMemory
 from .passes.map_engines import MapEngines
 from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
+from .plan import read_plan
 from .regalloc import allocate
 from .options import BackendOptions
 from .target import Target
@@ -50,13 +52,17 @@ def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = No
 
 
 def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
-                    options: BackendOptions | None = None) -> tuple[Program, dict]:
+                    options: BackendOptions | None = None, check_roundtrip: bool = False) -> tuple[Program, dict]:
+    """`options` turns optimisations off (options.py); with `check_roundtrip`, each pass's printed IR
+    must parse back to the same text."""
     t0 = time.perf_counter()
     stages: dict[str, str] = {}
     for p in backend_passes(cfg, num_stages, options):
         p.run(module)
         verify(module)
-        stages[f"mtia.{p.name}"] = print_module(module)
+        text = stages[f"mtia.{p.name}"] = print_module(module)
+        if check_roundtrip and reprint(text) != text:
+            raise CompilationError(f"internal error: IR stage 'mtia.{p.name}' does not round-trip through the parser")
     prog, cpp = emit_program(module, cfg, meta)
     prog.meta["compile_seconds"] = round(time.perf_counter() - t0, 4)
     stages["mtia-asm"] = prog.to_asm()
@@ -69,7 +75,7 @@ def emit_program(module, cfg, meta: dict | None = None) -> tuple[Program, str]:
     """Codegen and register allocation of a module the backend passes have run on: the program and
     its C++ rendering."""
     func = module.functions[0]
-    plan = func.mtia_plan
+    plan = read_plan(func)
     g = Codegen(func, plan, Target.of(cfg))
     emitter = g.run()
     arg_vregs = [r for _, r in g.args]

@@ -26,10 +26,10 @@ from . import patterns, types
 from .builder import Builder
 from .core import Block, BlockArgument, Loc, Module, Operation, OpResult, Region, Use, Value
 from .ops import OP_DEFS, Op, OpDef, VerifyError
-from .parser import ParseError, parse_module, parse_type
+from .parser import ParseError, parse_module, parse_type, reprint
 from .printer import print_module, print_op
 from .verifier import verify
 
 __all__ = ["patterns", "types", "Builder", "Block", "BlockArgument", "Loc", "Module", "Operation", "OpResult",
            "Region", "Use", "Value", "OP_DEFS", "Op", "OpDef", "VerifyError", "ParseError", "parse_module",
-           "parse_type", "print_module", "print_op", "verify"]
+           "parse_type", "print_module", "print_op", "reprint", "verify"]

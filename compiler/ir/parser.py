@@ -317,3 +317,12 @@ class Parser:
 def parse_module(text: str) -> Module:
     """Parse printed IR text (as `print_module` writes it) into a Module."""
     return Parser(text).parse_module()
+
+
+def reprint(text: str) -> str:
+    """The text parsed, verified and printed again: `text` itself when the IR round-trips."""
+    from .printer import print_module
+    from .verifier import verify
+    module = parse_module(text)
+    verify(module)
+    return print_module(module)

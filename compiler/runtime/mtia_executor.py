@@ -10,6 +10,7 @@ second launch with the same specialisation does not compile again.
 """
 from __future__ import annotations
 
+import importlib
 import time
 from dataclasses import dataclass, field
 
@@ -77,11 +78,12 @@ def mtia_program(compiled, cfg, num_stages: int = 3, options=None):
     hit = cache.get(key)
     if hit is None:
         from ..backend.pipeline import compile_to_mtia
+        frontend_compile = importlib.import_module(".compile", __package__)   # (`compile` is also a function here)
         module = compiled.module.clone()            # the backend rewrites its own copy
         meta = {"source": compiled.file, "constexprs": {k: repr(v) for k, v in compiled.constexprs.items()}}
         if options.off():
             meta["switched_off"] = list(options.off())
-        hit = cache[key] = compile_to_mtia(module, cfg, num_stages, meta, options)
+        hit = cache[key] = compile_to_mtia(module, cfg, num_stages, meta, options, frontend_compile.CHECK_ROUNDTRIP)
         compiled.__dict__["mtia_compiles"] = compiled.__dict__.get("mtia_compiles", 0) + 1
     return hit
 

@@ -5,7 +5,7 @@ from isa import dpe, se
 from isa.types import Tile
 
 from ...ir import Op
-from ..passes.bufferize import Uniform
+from ..plan import Uniform
 
 
 def _dot(g, op) -> None:

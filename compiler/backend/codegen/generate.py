@@ -1,10 +1,10 @@
 """Codegen: walk the bufferized function and emit the instruction stream (over virtual registers)
 and a readable C++ rendering of it.
 
-Scalar SSA values get virtual registers; block values are tiles of their storages (see
-passes/bufferize.py). Structured control flow becomes branches: a `for` counts its induction
-variable in a register, copies loop-carried scalars at the back edge and block accumulators in
-place; an `if` branches around its regions. After each op, the storages whose last read it is are
+Scalar SSA values get virtual registers; block values are tiles of their storages (the plan
+bufferize wrote into the IR, read back by `plan.read_plan`). Structured control flow becomes
+branches: a `for` counts its induction variable in a register, copies loop-carried scalars at the
+back edge and block accumulators in place; an `if` branches around its regions. After each op, the storages whose last read it is are
 popped by that read (or by an explicit `cb.pop`).
 """
 from __future__ import annotations
@@ -17,11 +17,11 @@ from isa import scalar as riscv
 from isa.types import Tile
 
 from ...ir import Op
-from ...ir.types import f64, i1, u64
 from ...ir.core import Block, Operation, Value
+from ...ir.types import f64, i1, u64
 from .. import dialect as mtia
-from ..passes.bufferize import TileLoc, Plan, Uniform, dtype_of
 from ..passes.util import error_at
+from ..plan import Plan, TileLoc, Uniform, dtype_of
 from ..target import Target
 from . import cpp, dma_ops, dpe_ops, mlu_ops, re_ops, rvv_ops, scalar_ops, se_ops
 from .emitter import Emitter, Proto, VReg
@@ -221,7 +221,8 @@ class Codegen:
         self.e.line("mtia::fence();")
 
     def nothing(self, op: Operation) -> None:
-        """tt.assume is a hint; a scalar constant is materialised where it is used."""
+        """tt.assume is a hint; a scalar constant is materialised where it is used; a storage
+        declaration (mtia.cb) is the program's .cb line."""
 
     def fetch_results(self, op: Operation) -> None:
         """0-d results that scalar code reads: wait for the tile and load it into a register."""
@@ -420,7 +421,7 @@ class Codegen:
             skip = e.new_label("skipload")
             e.emit(riscv.Beq, rs1=self.reg(mask), rs2=self.zero(), target=skip)
         if op in self.plan.temps:           # f16/bf16: a one-element DMA, then the SE widens it into an f32 slot
-            sid = self.plan.temps[op]
+            (sid,) = self.plan.temps[op]
             e.emit(dma.DmaIn, dst=Tile(sid, "push", dt, (1,)), base=self.reg(ptr), strides=(1,), unaligned=1)
             self.fetch(op.result, sid, dt)
             e.emit(cbi.CbPop, cb=sid)
@@ -445,7 +446,7 @@ class Codegen:
             skip = e.new_label("skipstore")
             e.emit(riscv.Beq, rs1=self.reg(op.mask), rs2=self.zero(), target=skip)
         if op in self.plan.temps:           # f16/bf16/f64: the SE narrows or widens into a slot, a DMA stores it
-            sid = self.plan.temps[op]
+            (sid,) = self.plan.temps[op]
             e.emit(se.SeFill, out=Tile(sid, "push", dt, (1,)), value=self.reg(val))
             e.emit(dma.DmaOut, src=Tile(sid, "pop", dt, (1,)), base=self.reg(ptr), strides=(1,), unaligned=1)
         elif dt in ("f32", "f64"):
@@ -480,7 +481,7 @@ class Codegen:
 Codegen.STRUCTURE = {Op.FOR: Codegen.for_, Op.IF: Codegen.if_, Op.WHILE: Codegen.while_, Op.RETURN: Codegen.return_}
 Codegen.CORE = {Op.LOAD: Codegen.scalar_load, Op.STORE: Codegen.scalar_store, Op.PRINT: Codegen.print_,
                 Op.ASSERT: Codegen.assert_, Op.DEBUG_BARRIER: Codegen.barrier, Op.ASSUME: Codegen.nothing,
-                Op.CONSTANT: Codegen.nothing}
+                Op.CONSTANT: Codegen.nothing, mtia.CB: Codegen.nothing}
 # engine -> {op name -> lowering}; "view" and "uniform" move no data (readers see the source's tile
 # or the scalar), and the control core's "core" reads (mtia.to_scalar) are the result fetch
 LOWERING = {"se": se_ops.LOWER, "dpe": dpe_ops.LOWER, "re": re_ops.LOWER, "mlu": mlu_ops.LOWER,

@@ -9,7 +9,7 @@ from isa import se, sync
 from isa.types import Tile
 
 from ...ir import Op
-from ..passes.bufferize import Uniform
+from ..plan import Uniform
 from ..re_combine import RE_SCANS, re_combine
 from . import cpp
 
@@ -102,7 +102,7 @@ def _re_reduce(g, op) -> None:
 def _assert(g, op) -> None:
     """A block condition: the RE ands it into one flag the control core reads and asserts."""
     e = g.e
-    sid = g.plan.temps[op]
+    (sid,) = g.plan.temps[op]
     loc = g.plan.loc[op.cond]
     n = 1
     for d in loc.shape:

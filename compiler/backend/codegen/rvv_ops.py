@@ -15,7 +15,7 @@ from isa.types import itemsize
 
 from ...ir import Op
 from ...ir.core import Operation
-from ..passes.bufferize import TileLoc, Uniform
+from ..plan import TileLoc, Uniform
 from ..target import RVV_OPS
 
 # op name -> (vector-vector mnemonic, vector-scalar mnemonic)

@@ -9,7 +9,7 @@ from isa import se
 from isa.types import Tile
 
 from ...ir import Op
-from ..passes.bufferize import dtype_of
+from ..plan import dtype_of
 
 UNARY = {Op.NEGF: se.SeNeg, Op.EXP: se.SeExp, Op.EXP2: se.SeExp2, Op.LOG: se.SeLog, Op.LOG2: se.SeLog2,
          Op.SQRT: se.SeSqrt, Op.PRECISE_SQRT: se.SeSqrt, Op.RSQRT: se.SeRsqrt, Op.ABSF: se.SeAbs,

@@ -1,16 +1,18 @@
 """Size the circular buffers and place them in the local store (greedy CB sizing).
 
-Every storage wants enough slots to keep its engines busy: tiles a DMA fills inside a loop want
-`num_stages` slots (loads run that many iterations ahead of their consumer), the others two (so
-the next iteration, or the next program on the PE, can start while this one drains). When the
-local store cannot hold that, the deepest wishes shrink first, down to one slot each; if even one
-slot each does not fit, compilation stops naming the buffers, their sizes and their lines.
+Every storage (an `mtia.cb` declaration) wants enough slots to keep its engines busy: tiles a DMA
+fills inside a loop want `num_stages` slots (loads run that many iterations ahead of their
+consumer), the others two (so the next iteration, or the next program on the PE, can start while
+this one drains). When the local store cannot hold that, the deepest wishes shrink first, down to
+one slot each; if even one slot each does not fit, compilation stops naming the buffers, their
+sizes and their lines. Each declaration gets its slot size rounded up (`bytes`), `slots` and `base`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ...errors import OutOfResources
+from .. import dialect as mtia
 from ..target import RUNS_AHEAD
 from .util import error_at
 
@@ -31,39 +33,43 @@ class AllocateLocalStore:
 
     def run(self, module) -> None:
         for func in module.functions:
-            plan = func.mtia_plan
             budget = self.ls_bytes - SPILL_BYTES
-            sts = plan.storages
-            for st in sts:
-                st.nbytes = _align(st.nbytes)
-                want = max(2, self.num_stages) if (st.producer in RUNS_AHEAD and st.loop_depth > 0) else 2
-                st.slots = want
-            total = sum(st.slots * st.nbytes for st in sts)
+            decls = [op for op in func.body.ops if op.name == mtia.CB]
+            cbs = [d.attrs for d in decls]
+            for cb in cbs:
+                cb["bytes"] = _align(cb["bytes"])
+                cb["slots"] = max(2, self.num_stages) if (cb["producer"] in RUNS_AHEAD and cb["depth"] > 0) else 2
+            total = sum(cb["slots"] * cb["bytes"] for cb in cbs)
             while total > budget:
-                cands = [st for st in sts if st.slots > 1]
+                cands = [cb for cb in cbs if cb["slots"] > 1]
                 if not cands:
                     break
                 # shrink the storage whose extra slots cost most, outside loops first
-                st = max(cands, key=lambda c: (c.loop_depth == 0, c.slots, c.nbytes))
-                st.slots -= 1
-                total -= st.nbytes
+                cb = max(cands, key=lambda c: (c["depth"] == 0, c["slots"], c["bytes"]))
+                cb["slots"] -= 1
+                total -= cb["bytes"]
             if total > budget:
-                raise _too_big(func, sts, budget, self.config)
+                raise _too_big(func, decls, budget, self.config)
             base = 0
-            for st in sts:
-                st.base = base
-                base += st.slots * st.nbytes
+            for cb in cbs:
+                cb["base"] = base
+                base += cb["slots"] * cb["bytes"]
             func.attrs["mtia.ls_used"] = base
 
 
-def _too_big(func, sts, budget: int, config: str):
-    biggest = sorted(sts, key=lambda s: -s.nbytes)
-    need = sum(s.nbytes for s in sts)
-    rows = ", ".join(f"{s.name} ({s.nbytes // 1024 if s.nbytes >= 1024 else s.nbytes}"
-                     f"{' KiB' if s.nbytes >= 1024 else ' B'}{f', line {s.line}' if s.line else ''})"
-                     for s in biggest[:6])
-    more = f" and {len(sts) - 6} more" if len(sts) > 6 else ""
-    anchor = biggest[0].defined_by if biggest else func
+def _too_big(func, decls, budget: int, config: str):
+    biggest = sorted(decls, key=lambda d: -d.attrs["bytes"])
+    need = sum(d.attrs["bytes"] for d in decls)
+    rows = ", ".join(_row(d.attrs) for d in biggest[:6])
+    more = f" and {len(decls) - 6} more" if len(decls) > 6 else ""
+    anchor = biggest[0] if biggest else func
     return error_at(anchor, f"the kernel's tiles need {need} bytes of local store with one slot each, but "
                             f"{config} has {budget} bytes for them: {rows}{more}. Use smaller block sizes.",
                     cls=OutOfResources, required=need, limit=budget)
+
+
+def _row(cb: dict) -> str:
+    n = cb["bytes"]
+    size = f"{n // 1024} KiB" if n >= 1024 else f"{n} B"
+    line = f", line {cb['line']}" if cb.get("line") else ""
+    return f"{cb['name']} ({size}{line})"

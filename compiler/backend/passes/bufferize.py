@@ -9,8 +9,8 @@ following the `engine` map-engines gave its op:
 - an element-wise op whose input dies there writes its result in place over that input (`acc`),
   which is also how loop-carried accumulators stay in one slot across iterations.
 Each storage is popped by its last reader in the block that defines it, or by a `cb.pop` after
-the loop or `if` that reads it last. The plan is attached to the function (`func.mtia_plan`) and
-each op that produces a storage is annotated with `cb = N` so the printed IR shows the result.
+the loop or `if` that reads it last. The plan is written into the IR (`plan.py` says how: storage
+declarations, tiles, in-place marks, pops), where allocate-ls and codegen read it.
 """
 from __future__ import annotations
 
@@ -19,73 +19,28 @@ from dataclasses import dataclass, field
 from ...ir import Op
 from ...ir.core import Block, Operation, Value
 from .. import dialect as mtia
-from ..target import TILE_ON_SCALARS, VIEW_OPS, WIDE_ONLY, is_elementwise_block, scalar_on_se
+from ..plan import (
+    Plan,
+    Storage,
+    TileLoc,
+    Uniform,
+    dtype_of,
+    nbytes,
+    reads_tiles,
+    tile_shape,
+    wants_register,
+)
+from ..target import TILE_ON_SCALARS, VIEW_OPS, WIDE_ONLY, is_elementwise_block
 from .util import error_at
 
 
 @dataclass
-class Storage:
-    id: int
-    name: str
-    nbytes: int
-    home: Block
-    defined_by: Operation | None
-    loop_depth: int
-    producer: str = "se"            # engine that fills it ("dma" storages get deeper buffering)
-    line: int | None = None
-    slots: int = 1
-    base: int = 0
+class Buffer(Storage):
+    """A storage while it is planned: the block that owns it, the op that makes it, its values."""
+    home: Block | None = None
+    defined_by: Operation | None = None
     values: list = field(default_factory=list)
     temp: bool = False              # a scratch slot one op pushes and pops itself
-
-
-@dataclass(frozen=True)
-class TileLoc:
-    """Where a value lives: storage `sid`, seen as a `dtype` tile of `shape`, maybe transposed."""
-    sid: int
-    dtype: str
-    shape: tuple[int, ...]
-    trans: bool = False
-
-
-@dataclass(frozen=True)
-class Uniform:
-    """A block whose elements are all one scalar: a constant or a scalar SSA value."""
-    value: object
-
-
-@dataclass
-class Plan:
-    storages: list[Storage] = field(default_factory=list)
-    loc: dict = field(default_factory=dict)            # Value -> TileLoc | Uniform
-    inplace: dict = field(default_factory=dict)        # op -> sid it overwrites (its result's storage)
-    fill_at_def: set = field(default_factory=set)      # uniform values materialised into a storage
-    pops: dict = field(default_factory=dict)           # op -> [sid] the op pops (its last read)
-    pop_after: dict = field(default_factory=dict)      # op -> [sid] popped by cb.pop after the op
-    init_copies: dict = field(default_factory=dict)    # loop -> [(carried sid, init value)]
-    yield_copies: dict = field(default_factory=dict)   # yield op -> [(target sid, value, mode)]
-    carried: dict = field(default_factory=dict)        # loop -> {iter index: sid}
-    fetch: set = field(default_factory=set)            # 0-d tile values also wanted in a register
-    temps: dict = field(default_factory=dict)          # op -> sid of its scratch slot
-    widen: dict = field(default_factory=dict)          # f16/bf16 value read into a register -> f32 slot
-
-
-def dtype_of(t) -> str:
-    s = t.scalar
-    return "i64" if s.is_ptr() else s.ir
-
-
-def nbytes(dtype: str, shape) -> int:
-    from isa.types import itemsize
-    n = itemsize(dtype)
-    for d in shape:
-        n *= d
-    return n
-
-
-def tile_shape(t) -> tuple[int, ...]:
-    """A 0-d value kept in the local store is a one-element tile."""
-    return tuple(t.shape) or (1,)
 
 
 @dataclass(frozen=True)
@@ -97,15 +52,42 @@ class Bufferize:
             plan = Plan()
             _Planner(plan).block(func.body, 0)
             _deaths(plan)
-            func.mtia_plan = plan
-            for v, loc in plan.loc.items():
-                owner = v.owner
-                if isinstance(loc, TileLoc) and isinstance(owner, Operation) and owner.name not in VIEW_OPS:
-                    ids = owner.attrs.setdefault("cb", [])
-                    if isinstance(ids, list) and loc.sid not in ids:
-                        ids.append(loc.sid)
-            for op, sid in plan.inplace.items():
-                op.attrs["inplace"] = True
+            _write(func, plan)
+
+
+def _write(func: Operation, plan: Plan) -> None:
+    """The plan into the IR (plan.py says how it reads): storage declarations, then the ops' tiles,
+    in-place marks, pops, scratch slots and carried storages."""
+    for st in reversed(plan.storages):
+        attrs = {"id": st.id, "name": st.name, "bytes": st.nbytes, "producer": st.producer, "depth": st.loop_depth}
+        if st.line is not None:
+            attrs["line"] = st.line
+        func.body.insert(0, Operation(mtia.CB, attrs=attrs, loc=st.defined_by.loc if st.defined_by else None))
+    for op in func.walk():
+        if op.name not in (Op.FOR, Op.WHILE):         # loop results are their carried storages
+            tiles = [_tile_attr(plan.loc.get(r)) for r in op.results]
+            if any(t is not None for t in tiles):
+                op.attrs["tiles"] = tiles
+        if op in plan.inplace:
+            op.attrs["inplace"] = True
+        for key, table in (("pops", plan.pops), ("pop_after", plan.pop_after), ("temps", plan.temps)):
+            if op in table:
+                op.attrs[key] = list(table[op])
+        widened = [plan.widen.get(r) for r in op.results]
+        if any(sid is not None for sid in widened):
+            op.attrs["widen"] = widened
+        if op in plan.carried:
+            n = len(op.inits)
+            op.attrs["carried"] = [plan.carried[op].get(j) for j in range(n)]
+
+
+def _tile_attr(loc) -> dict | None:
+    if not isinstance(loc, TileLoc):
+        return None
+    t = {"cb": loc.sid, "dtype": loc.dtype, "shape": list(loc.shape)}
+    if loc.trans:
+        t["trans"] = True
+    return t
 
 
 class _Planner:
@@ -116,8 +98,8 @@ class _Planner:
     def new_storage(self, v: Value, home: Block, depth: int, producer: str) -> TileLoc:
         dtype, shape = dtype_of(v.type), tile_shape(v.type)
         op = v.owner if isinstance(v.owner, Operation) else None
-        st = Storage(len(self.plan.storages), v.name_hint or _default_name(op), nbytes(dtype, shape), home, op,
-                     depth, producer, op.loc.line if op is not None and op.loc else None)
+        st = Buffer(len(self.plan.storages), v.name_hint or _default_name(op), nbytes(dtype, shape), producer, depth,
+                    op.loc.line if op is not None and op.loc else None, home=home, defined_by=op)
         self.plan.storages.append(st)
         loc = TileLoc(st.id, dtype, shape)
         self.map(v, loc)
@@ -150,10 +132,9 @@ class _Planner:
         if name == Op.RE_REDUCE:                 # the result, and two slots the neighbours' sends fill
             r = op.results[0]
             loc = self.new_storage(r, blk, depth, "re")
-            if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
-                self.fetch(r, blk, depth)
-            plan.temps[op] = tuple(self.temp_storage(op, blk, depth, loc.dtype, loc.shape, nm)
-                                   for nm in ("re_partial", "re_total"))
+            plan.temps[op] = [self.temp_storage(op, blk, depth, loc.dtype, loc.shape, nm, "re")
+                              for nm in ("re_partial", "re_total")]
+            self.widen_if_fetched(r, blk, depth)
             return
         if self.needs_temp(op, blk, depth) or name == Op.YIELD or not op.results:
             return
@@ -162,8 +143,7 @@ class _Planner:
         if not any(r.type.is_block() for r in res) and name not in TILE_ON_SCALARS:
             if engine == "se":                           # scalar math the core cannot do: a one-element SE tile
                 self.new_storage(res[0], blk, depth, "se")
-                if any(not _block_user(u.op) for u in res[0].uses):
-                    self.fetch(res[0], blk, depth)
+                self.widen_if_fetched(res[0], blk, depth)
             elif name == mtia.TO_SCALAR:
                 self.widen(res[0], blk, depth)
             return                                       # scalar code
@@ -174,7 +154,6 @@ class _Planner:
             self.view(op)
             return
         if name in (Op.CONSTANT, Op.SPLAT) and engine == "se":     # a uniform block some reader needs whole
-            plan.fill_at_def.add(res[0])
             self.new_storage(res[0], blk, depth, "se")
             return
         if engine in ("se", "rvv") and is_elementwise_block(op):
@@ -187,24 +166,22 @@ class _Planner:
                 continue                               # e.g. argmax's values nobody reads: not computed
             if r.type.is_block() or name in TILE_ON_SCALARS:
                 self.new_storage(r, blk, depth, engine or "mlu")
-                if not r.type.is_block() and any(not _block_user(u.op) for u in r.uses):
-                    self.fetch(r, blk, depth)
+                self.widen_if_fetched(r, blk, depth)
 
-    def fetch(self, v: Value, blk: Block, depth: int) -> None:
-        """Scalar code reads the 0-d tile value `v` from a register."""
-        self.plan.fetch.add(v)
-        self.widen(v, blk, depth)
+    def widen_if_fetched(self, v: Value, blk: Block, depth: int) -> None:
+        if wants_register(v):
+            self.widen(v, blk, depth)
 
     def widen(self, v: Value, blk: Block, depth: int) -> None:
         """A f16/bf16 value read into a register (which holds floats as f32) gets a one-element f32
         slot: the SE widens the value into it and the control core loads that."""
         if dtype_of(v.type) in WIDE_ONLY:
-            self.plan.widen[v] = self.temp_storage(v.owner, blk, depth, "f32", (1,), "widen_tmp", producer="se")
+            self.plan.widen[v] = self.temp_storage(v.owner, blk, depth, "f32", (1,), "widen_tmp", "se")
 
     def temp_storage(self, op: Operation, blk: Block, depth: int, dtype: str, shape, name: str,
-                     producer: str = "re") -> int:
-        st = Storage(len(self.plan.storages), name, nbytes(dtype, shape), blk, op, depth, producer,
-                     op.loc.line if op.loc else None, temp=True)
+                     producer: str) -> int:
+        st = Buffer(len(self.plan.storages), name, nbytes(dtype, shape), producer, depth,
+                    op.loc.line if op.loc else None, home=blk, defined_by=op, temp=True)
         self.plan.storages.append(st)
         return st.id
 
@@ -221,10 +198,7 @@ class _Planner:
             dtype, shape = "f32", (1,)
         else:
             return False
-        st = Storage(len(self.plan.storages), f"{name.split('.')[-1]}_tmp", nbytes(dtype, shape), blk, op, depth,
-                     "se", op.loc.line if op.loc else None, temp=True)
-        self.plan.storages.append(st)
-        self.plan.temps[op] = st.id
+        self.plan.temps[op] = [self.temp_storage(op, blk, depth, dtype, shape, f"{name.split('.')[-1]}_tmp", "se")]
         return True
 
     def view(self, op: Operation) -> None:
@@ -305,14 +279,13 @@ class _Planner:
         body = op.body
         carried = self.carry(op, op.inits, body.args[1:], blk, depth)
         self.block(body, depth + 1)
-        self.yield_into(body.terminator, carried)
         for j, sid in carried.items():
             self.map(op.results[j], TileLoc(sid, dtype_of(op.results[j].type), tile_shape(op.results[j].type)))
 
     def carry(self, op: Operation, inits, args, blk: Block, depth: int) -> dict:
         """Storages for a loop's block-typed carried values (the init's own when it dies there)."""
         plan = self.plan
-        carried, copies = {}, []
+        carried = {}
         for j, (init, arg) in enumerate(zip(inits, args)):
             if not arg.type.is_block():
                 continue
@@ -325,26 +298,15 @@ class _Planner:
                 sid = self.new_storage(arg, blk, depth, "se").sid
                 plan.storages[sid].values.remove(arg)
                 plan.storages[sid].defined_by = op
-                copies.append((sid, init))
             carried[j] = sid
             self.map(arg, TileLoc(sid, dtype_of(arg.type), tile_shape(arg.type)))
-        plan.init_copies[op] = copies
         plan.carried[op] = carried
         return carried
-
-    def yield_into(self, y: Operation, carried: dict) -> None:
-        copies = []
-        for j, sid in carried.items():
-            v = y.values[j]
-            loc = self.plan.loc.get(v)
-            if not (isinstance(loc, TileLoc) and loc.sid == sid and loc.shape == tile_shape(v.type)):
-                copies.append((sid, v, "acc"))
-        self.plan.yield_copies[y] = copies
 
     def while_(self, op: Operation, blk: Block, depth: int) -> None:
         plan = self.plan
         before, after = op.regions[0].block, op.regions[1].block
-        carried = self.carry(op, op.operands, before.args, blk, depth)
+        self.carry(op, op.inits, before.args, blk, depth)
         self.block(before, depth + 1)
         cond = before.terminator
         for k, f in enumerate(cond.values):
@@ -359,26 +321,16 @@ class _Planner:
             plan.storages[loc.sid].values.append(after.args[k])
             plan.loc[op.results[k]] = loc
         self.block(after, depth + 1)
-        self.yield_into(after.terminator, carried)
         for k, r in enumerate(op.results):
             if isinstance(plan.loc.get(r), TileLoc):
                 plan.storages[plan.loc[r].sid].values.append(r)
 
     def if_(self, op: Operation, blk: Block, depth: int) -> None:
-        plan = self.plan
-        targets = {}
-        for j, r in enumerate(op.results):
+        for r in op.results:
             if r.type.is_block():
-                targets[j] = self.new_storage(r, blk, depth, "se").sid
+                self.new_storage(r, blk, depth, "se")     # each branch pushes what it yields
         for region in op.regions:
             self.block(region.block, depth)
-            y = region.block.terminator
-            plan.yield_copies[y] = [(sid, y.values[j], "push") for j, sid in targets.items()]
-
-
-def _block_user(op: Operation) -> bool:
-    return bool(op.results and op.results[0].type.is_block()) or op.name in (mtia.STORE_BOX, mtia.SCATTER) or \
-        scalar_on_se(op)
 
 
 def _defined_in(v: Value, blk: Block) -> bool:
@@ -407,12 +359,10 @@ def _default_name(op) -> str:
     return op.name.split(".")[-1]
 
 
-def _tile_reader(u, plan: Plan) -> bool:
-    """Whether a use reads the value's tile: scalar code reading a fetched 0-d value does not."""
+def _tile_reader(u) -> bool:
+    """Whether a use reads the value's tile: scalar code reading a 0-d value from its register does not."""
     v = u.op.operands[u.index]
-    if v in plan.fetch and not _block_user(u.op) and u.op.name not in (Op.FOR, Op.IF, Op.WHILE, Op.YIELD):
-        return False
-    return True
+    return not (wants_register(v) and not reads_tiles(u.op) and u.op.name not in (Op.FOR, Op.IF, Op.WHILE, Op.YIELD))
 
 
 def _deaths(plan: Plan) -> None:
@@ -424,7 +374,7 @@ def _deaths(plan: Plan) -> None:
         last, last_i, direct = None, -1, False
         for v in st.values:
             for u in v.uses:
-                if not _tile_reader(u, plan):
+                if not _tile_reader(u):
                     continue
                 a = _ancestor_in(u.op, blk)
                 if a is None:

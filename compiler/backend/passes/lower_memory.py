@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from math import gcd
 
 from ...ir import Builder, Op
-from ...ir.types import BlockType, i1, i32, i64, u64
 from ...ir.core import Operation, Value
+from ...ir.types import BlockType, i1, i32, i64, u64
 from .. import dialect as mtia
 from ..affine import Affine, Poly, analyze
 from ..masks import BoxMask, analyze_mask

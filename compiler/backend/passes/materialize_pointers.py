@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir import Builder, Op
-from ...ir.types import BlockType, PointerType, i64
 from ...ir.core import Operation
+from ...ir.types import BlockType, PointerType, i64
 from .. import dialect as mtia
 from .util import error_at
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir import Builder, Op
-from ...ir.types import BlockType, i1, i32, i64
 from ...ir.core import Operation, Value
+from ...ir.types import BlockType, i1, i32, i64
 from ..affine import Affine, analyze
 from .lower_memory import materialize, offset_pointer
 
