@@ -8,7 +8,8 @@ both executors against numpy on random inputs, outputs poisoned with NaN.
 - a kernel parameter named like a launch option (`num_stages`) binds to the kernel, and a kernel
   compiled by `warmup(...)` launches with `compiled[grid](...)` (the fused-softmax tutorial);
 - a @jit helper's parameter annotated `tl.constexpr` takes a runtime value as a runtime value, as in
-  Triton (the fused-attention tutorial passes its `offs_m` block and `N_CTX` so).
+  Triton (the fused-attention tutorial passes its `offs_m` block and `N_CTX` so);
+- `extern_libs=` (the extern-functions tutorial) is accepted for the libraries libdevice stands for.
 """
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from executors import EXECUTORS, launch
 
 import compiler as triton
 import compiler.language as tl
+from compiler.language.extra import libdevice
 
 
 @triton.jit
@@ -103,3 +105,28 @@ def test_a_constexpr_parameter_of_a_helper_takes_runtime_values(executor):
     rows, cols = np.arange(2 * block)[:, None], np.arange(block)[None, :]
     want = sum((rows >= lo + cols).astype(np.int32) for lo in range(0, n, block))
     np.testing.assert_array_equal(out, want)
+
+
+@triton.jit
+def _arcsin(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, libdevice.asin(tl.load(x_ptr + offs, mask=offs < n)), mask=offs < n)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_extern_libs_naming_libdevice_is_accepted(executor):
+    x = np.random.default_rng(5).uniform(-1, 1, 100).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    # the extern-functions tutorial's option: a path to CUDA's bitcode, which the backend does not need
+    launch(_arcsin, (2,), x, out, x.size, BLOCK=64, executor=executor,
+           extern_libs={"libdevice": "/nowhere/libdevice.10.bc"})
+    np.testing.assert_allclose(out, np.arcsin(x.astype(np.float64)), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("libs, error", [({"mylib": "/tmp/mylib.bc"}, "extern_libs\\['mylib'\\]: the MTIA backend "
+                                                                       "cannot link LLVM bitcode"),
+                                         ("libdevice.10.bc", "extern_libs must be a dict")])
+def test_extern_libs_of_another_library_is_refused_by_name(libs, error):
+    x = np.zeros(8, np.float32)
+    with pytest.raises((ValueError, TypeError), match=error):
+        _arcsin[(1,)](x, x.copy(), 8, BLOCK=8, extern_libs=libs)

@@ -13,6 +13,7 @@ Register and select an executor in one line each:
 """
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
@@ -24,7 +25,7 @@ from simulator.launch import DEFAULT_PE_MAPPING, check_mapping
 class LaunchOptions:
     """Launch keywords: num_warps/num_stages (Triton's, recorded), pe_mapping (how program ids map
     onto the config's PEs: `simulator.launch`), and any other accepted keyword in `extra` (max_steps,
-    numerics, num_ctas, maxnreg, ...)."""
+    numerics, num_ctas, maxnreg, extern_libs, ...)."""
     num_warps: int = 4
     num_stages: int = 3
     pe_mapping: str = DEFAULT_PE_MAPPING
@@ -32,6 +33,29 @@ class LaunchOptions:
 
     def __post_init__(self):
         check_mapping(self.pe_mapping)
+        check_extern_libs(self.extra.get("extern_libs"))
+
+
+# The libraries whose functions `triton.language.extra.libdevice` names: CUDA's libdevice, ROCm's ocml
+# and ockl. A GPU backend links their LLVM bitcode from the paths given; the MTIA backend has no bitcode
+# linker and implements those functions itself (compiler/language/extra/libdevice.py), on both executors.
+EXTERN_LIBS = ("libdevice", "ocml", "ockl")
+
+
+def check_extern_libs(libs) -> None:
+    """Triton's `extern_libs={name: bitcode path}` launch option: the names must be libraries that
+    libdevice's functions come from; their paths are not read (see EXTERN_LIBS)."""
+    if libs is None:
+        return
+    if not isinstance(libs, dict):
+        raise TypeError(f"extern_libs must be a dict {{library name: bitcode path}}, got {type(libs).__name__}")
+    for name, path in libs.items():
+        if name not in EXTERN_LIBS:
+            raise ValueError(f"extern_libs[{name!r}]: the MTIA backend cannot link LLVM bitcode ({path!r}); it "
+                             f"implements the functions of {', '.join(EXTERN_LIBS)} itself "
+                             f"(triton.language.extra.libdevice), so only those names are accepted")
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"extern_libs[{name!r}] must be a path, got {type(path).__name__}")
 
 
 @dataclass
