@@ -61,7 +61,7 @@ def test_map_engines_decides_views_uniform_scalars_and_copies_from_the_readers()
         CHECK-NEXT: %wide = tt.broadcast %r2 {engine = "view"}
         CHECK-NEXT: %sum = arith.addf %wide, %wide {engine = "se"}
         CHECK-NEXT: %t = tt.trans %sum {order = [1, 0], engine = "view"}
-        CHECK-NEXT: %zero = arith.constant {value = 0.0, engine = "se"}
+        CHECK-NEXT: %zero = arith.constant {value = 0.0, engine = "uniform"}
         CHECK-NEXT: %d = tt.dot %sum, %t, %zero {engine = "dpe"}
         CHECK-NEXT: %one = arith.constant {value = 1.0, engine = "uniform"}
         CHECK-NEXT: %e = arith.addf %d, %one {engine = "se"}

@@ -20,6 +20,10 @@ class BackendOptions:
     licm: bool = True
     """Loop-invariant scalar address arithmetic is hoisted out of loops; off: it is recomputed by the
     control core every iteration."""
+    fold_casts: bool = True
+    """A widening cast (f16/bf16 -> f32, i8/i16/i32 -> float) read only by SE arithmetic is no
+    command: the SE reads the narrow tile and converts it as it computes (the same numbers); off:
+    an SE copy writes the widened tile first."""
 
     @staticmethod
     def names() -> tuple[str, ...]:

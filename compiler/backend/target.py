@@ -59,6 +59,19 @@ RVV_OPS = (Op.MULHIUI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.REMUI)
 # engines that read a uniform operand as a scalar, and the one that broadcasts a smaller tile
 TAKES_SCALARS = ("se", "rvv")
 BROADCASTS = ("se",)
+# SE arithmetic that converts every tile source to its result's type as it reads it and rounds its
+# result once to the output tile's type (isa/se.py), so a widening cast read only by these is a view
+# of the narrow tile, and a narrowing cast of their f32 result is the result written narrow
+# (map-engines, fold_casts). FMA
+# computes f32 in f64, where an integer source would round differently than through f32: it takes
+# widened floats only
+WIDENED_BY_READERS = (Op.EXTF, Op.SITOFP)
+NARROWED_BY_WRITER = (Op.TRUNCF,)     # ... and a narrowing one whose source only it reads is the writer's
+CONVERTS_SOURCES = frozenset({Op.ADDF, Op.SUBF, Op.MULF, Op.DIVF, Op.PRECISE_DIVF, Op.MAXNUMF, Op.MINNUMF,
+                              Op.MAXIMUMF, Op.MINIMUMF, Op.NEGF, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.SQRT,
+                              Op.PRECISE_SQRT, Op.RSQRT, Op.ABSF, Op.ERF, Op.FLOOR, Op.CEIL, Op.SIN, Op.COS,
+                              Op.TANH, Op.ROUNDEVEN})
+CONVERTS_FLOAT_SOURCES = CONVERTS_SOURCES | {Op.FMA}
 # producers whose tiles inside a loop want `num_stages` slots (loads run ahead of their consumer)
 RUNS_AHEAD = ("dma",)
 

@@ -31,6 +31,7 @@ class Case:
     metric: str                 # "peak" (of the compute roof) or "dram" (of the DRAM bandwidth)
     launch: dict = field(default_factory=dict)
     label: str = ""
+    stages: tuple = ()          # other `num_stages` to run it with (its ablation: that many stages / 3)
 
     @property
     def name(self) -> str:
@@ -49,10 +50,11 @@ def cases(quick: bool) -> list[Case]:
         Case("matmul", (g, g, g), "peak", {"sram_resident": True, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
              "matmul (library, 128x128x64)"),
         Case("matmul", (256, 256, 256), "peak", {}, "matmul 256^3"),
+        Case("row_sum", (64, 32768), "dram", {"BLOCK": 128}, "row_sum (512 B chunks)", stages=(1, 2)),
     ]
 
 
-def _launch(case: Case, rng, options: BackendOptions | None = None):
+def _launch(case: Case, rng, options: BackendOptions | None = None, num_stages: int | None = None):
     """Run a case once: (combined report, the compiled kernels it launched)."""
     from simulator.report import combine
 
@@ -69,6 +71,8 @@ def _launch(case: Case, rng, options: BackendOptions | None = None):
         launch = dict(case.launch, numerics=False)
         if options is not None:
             launch["mtia_options"] = {n: False for n in options.off()}
+        if num_stages is not None:
+            launch["num_stages"] = num_stages
         _, runs = k.run(*inputs, **launch)
     finally:
         LAUNCH_OBSERVERS.remove(observe)
@@ -105,9 +109,9 @@ def measure(case: Case, ablations: bool = True) -> dict:
     row = {"kernel": case.name, "shape": "x".join(map(str, case.shape)), "cycles": int(rep.cycles),
            "metric": case.metric, "fraction": floors["compute" if case.metric == "peak" else "dram"] / rep.seconds,
            "bound": rep.roofline.bound, "roofline_fraction": rep.roofline.fraction, "wall_s": rep.wall_seconds,
-           "commands": rep.commands, "ablations": {}}
+           "commands": rep.commands, "stages": case.launch.get("num_stages", 3), "ablations": {}}
     if ablations:
-        stages = case.launch.get("num_stages", 3)
+        stages = row["stages"]
         for sw in BackendOptions.names():
             if _changes(compiled, sw, stages):
                 try:
@@ -116,6 +120,9 @@ def measure(case: Case, ablations: bool = True) -> dict:
                     row["ablations"][sw] = type(e).__name__
                     continue
                 row["ablations"][sw] = off.cycles / rep.cycles
+        for n in case.stages:
+            other, _ = _launch(case, np.random.default_rng(0), num_stages=n)
+            row["ablations"][f"num_stages={n}"] = other.cycles / rep.cycles
     return row
 
 
@@ -131,6 +138,16 @@ def comparisons(quick: bool, rows: list[dict]) -> list[str]:
     if i8 and lib:
         out.append(f"INT8 GEMM {i8['shape']} (dynamic quantisation counted) vs FP16 library matmul: "
                    f"{lib['cycles'] / i8['cycles']:.2f}x faster")
+    for r in rows:           # num_stages alternatives: cycles and fraction at each depth
+        ratio = {int(k.split("=")[1]): v for k, v in r["ablations"].items() if k.startswith("num_stages=")}
+        if ratio:
+            ratio[r["stages"]] = 1.0
+            depths = sorted(ratio)
+            cycles = " / ".join(f"{r['cycles'] * ratio[n]:,.0f}" for n in depths)
+            fractions = " / ".join(f"{100 * r['fraction'] / ratio[n]:.1f}" for n in depths)
+            roof = "DRAM bandwidth" if r["metric"] == "dram" else "peak"
+            out.append(f"{r['kernel']} {r['shape']}, num_stages {' / '.join(map(str, depths))}: {cycles} cycles, "
+                       f"{fractions}% of {roof}")
     return out
 
 

@@ -19,6 +19,7 @@ import compiler.language as tl
 from compiler.language.extra import libdevice
 
 from . import LibraryKernel
+from .matmul import pick_blocks
 
 
 @triton.jit
@@ -42,8 +43,12 @@ def int8_matmul_kernel(A, BT, SA, SB, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
-    for k0 in range(0, K, BLOCK_K):
+    # the first K step outside the loop: tl.dot without an accumulator writes it fresh, so no zero
+    # fill of the 256 KiB accumulator waits on the SE before the DPE can start
+    a0 = tl.load(A + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0)
+    b0 = tl.load(BT + rn[:, None] * K + rk[None, :], mask=(rn[:, None] < N) & (rk[None, :] < K), other=0)
+    acc = tl.dot(a0, tl.trans(b0))
+    for k0 in range(BLOCK_K, K, BLOCK_K):
         a = tl.load(A + rm[:, None] * K + (k0 + rk)[None, :], mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K),
                     other=0)
         bt = tl.load(BT + rn[:, None] * K + (k0 + rk)[None, :], mask=(rn[:, None] < N) & ((k0 + rk)[None, :] < K),
@@ -57,10 +62,14 @@ def int8_matmul_kernel(A, BT, SA, SB, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N
 
 def quantize_rows(x, **launch):
     """int8 rows and their f32 scales, on the accelerator. A program takes as many whole rows as
-    fit a 16 KiB f32 tile, so short rows do not pay one program each."""
+    its tiles (the f16 rows, two f32 temporaries, two slots each: 20 bytes an element) leave room
+    for in the local store, so short rows do not pay one program each (2048 columns on MTIA 2i: 8
+    rows; fewer programs also wait less on the RE's row maxima)."""
+    from simulator import get_config
     rows, n = x.shape
     block = triton.next_power_of_2(n)
-    per_program = max(1, min(triton.next_power_of_2(rows), 4096 // block))
+    elements = get_config().ls_bytes // 24                # 20 bytes an element, and some headroom
+    per_program = max(1, min(triton.next_power_of_2(rows), (1 << (elements.bit_length() - 1)) // block))
     q = np.empty((rows, n), np.int8)
     s = np.full(rows, np.nan, np.float32)
     run = quantize_rows_kernel[(triton.cdiv(rows, per_program),)](
@@ -73,11 +82,15 @@ def quantize_weights(b: np.ndarray):
     return _quantize(np.ascontiguousarray(b.T).astype(np.float32))
 
 
-def int8_gemm(a, qbt, sb, BLOCK_M: int = 128, BLOCK_N: int = 128, BLOCK_K: int = 64, **launch):
+def int8_gemm(a, qbt, sb, BLOCK_M: int | None = None, BLOCK_N: int | None = None, BLOCK_K: int = 64, **launch):
     """out[M, N] (f16) = dequant(quant(a) @ qbt.T): `a` f16 activations [M, K]; `qbt`, `sb` from
-    `quantize_weights`."""
+    `quantize_weights`. Output tiles as the FP16 matmul picks them (the largest that keep the PEs
+    busy: at 2048^3, 256x256, each operand byte read by 8 programs instead of 16 at 128x128, which
+    keeps the int8 kernel off the SRAM roof)."""
     M, K = a.shape
     N = qbt.shape[0]
+    picked = pick_blocks(M, N, K)
+    BLOCK_M, BLOCK_N = BLOCK_M or picked["BLOCK_M"], BLOCK_N or picked["BLOCK_N"]
     qa, sa, r1 = quantize_rows(a, **launch)
     c = np.full((M, N), np.nan, np.float16)
     r2 = int8_matmul_kernel[(triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))](

@@ -63,8 +63,11 @@ def _unary(g, op) -> None:
 def _binary(g, op) -> None:
     dt = _view_dtype(op.name, dtype_of(op.result.type))
     out = g.out_tile(op)
-    a, b = (g.src(v, op, dt) for v in op.operands)
-    g.e.emit(BINARY[op.name], out=Tile(out.cb, out.mode, dt, out.shape), a=a, b=b)
+    # signed/unsigned ops read their operands as that view; the others as their tiles are (a folded
+    # cast's narrow tile included: the SE converts it to the result's type)
+    signed_view = op.name in UNSIGNED_VIEW or op.name in SIGNED_VIEW
+    a, b = (g.src(v, op, dt if signed_view else None) for v in op.operands)
+    g.e.emit(BINARY[op.name], out=Tile(out.cb, out.mode, dt, out.shape) if signed_view else out, a=a, b=b)
 
 
 def _compare(g, op) -> None:

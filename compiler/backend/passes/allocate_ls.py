@@ -1,9 +1,11 @@
 """Size the circular buffers and place them in the local store (greedy CB sizing).
 
 Every storage (an `mtia.cb` declaration) wants enough slots to keep its engines busy: tiles a DMA
-fills inside a loop want `num_stages` slots (loads run that many iterations ahead of their
-consumer), the others two (so the next iteration, or the next program on the PE, can start while
-this one drains). When the local store cannot hold that, the deepest wishes shrink first, down to
+fills inside a loop want `num_stages` slots, the launch's or the loop's own (`tl.range(...,
+num_stages=n)`, the declaration's `stages`), so that loads run up to n - 1 iterations ahead of
+their consumer; `num_stages=1` gives one slot, the loop unpipelined (each load waits until the
+previous tile is consumed), as Triton's num_stages=1 is. The others want two (so the next
+iteration, or the next program on the PE, can start while this one drains). When the local store cannot hold that, the deepest wishes shrink first, down to
 one slot each; if even one slot each does not fit, compilation stops naming the buffers, their
 sizes and their lines. Each declaration gets its slot size rounded up (`bytes`), `slots` and `base`.
 """
@@ -38,7 +40,8 @@ class AllocateLocalStore:
             cbs = [d.attrs for d in decls]
             for cb in cbs:
                 cb["bytes"] = _align(cb["bytes"])
-                cb["slots"] = max(2, self.num_stages) if (cb["producer"] in RUNS_AHEAD and cb["depth"] > 0) else 2
+                ahead = cb["producer"] in RUNS_AHEAD and cb["depth"] > 0
+                cb["slots"] = max(1, cb.get("stages", self.num_stages)) if ahead else 2
             total = sum(cb["slots"] * cb["bytes"] for cb in cbs)
             while total > budget:
                 cands = [cb for cb in cbs if cb["slots"] > 1]

@@ -30,7 +30,7 @@ from ..plan import (
     tile_shape,
     wants_register,
 )
-from ..target import TILE_ON_SCALARS, VIEW_OPS, WIDE_ONLY, is_elementwise_block
+from ..target import NARROWED_BY_WRITER, TILE_ON_SCALARS, VIEW_OPS, WIDE_ONLY, WIDENED_BY_READERS, is_elementwise_block
 from .util import error_at
 
 
@@ -62,6 +62,9 @@ def _write(func: Operation, plan: Plan) -> None:
         attrs = {"id": st.id, "name": st.name, "bytes": st.nbytes, "producer": st.producer, "depth": st.loop_depth}
         if st.line is not None:
             attrs["line"] = st.line
+        stages = _loop_stages(st.home)
+        if stages is not None:
+            attrs["stages"] = stages
         func.body.insert(0, Operation(mtia.CB, attrs=attrs, loc=st.defined_by.loc if st.defined_by else None))
     for op in func.walk():
         if op.name not in (Op.FOR, Op.WHILE):         # loop results are their carried storages
@@ -79,6 +82,18 @@ def _write(func: Operation, plan: Plan) -> None:
         if op in plan.carried:
             n = len(op.inits)
             op.attrs["carried"] = [plan.carried[op].get(j) for j in range(n)]
+
+
+def _loop_stages(blk: Block | None) -> int | None:
+    """The `num_stages` hint of the innermost loop around a block (`tl.range(..., num_stages=n)`)."""
+    while blk is not None and blk.parent is not None:
+        loop = blk.parent.parent
+        if loop is None:
+            return None
+        if loop.attrs.get("tt.num_stages"):
+            return int(loop.attrs["tt.num_stages"])
+        blk = loop.parent
+    return None
 
 
 def _tile_attr(loc) -> dict | None:
@@ -204,8 +219,9 @@ class _Planner:
     def view(self, op: Operation) -> None:
         """The result shows the source's bytes (map-engines decided it is a view): in another shape
         (expand_dims, reshape), as the smaller tile the SE broadcasts (broadcast, splat of a 0-d
-        tile), or transposed for the DPE (trans)."""
-        src = self.plan.loc[op.src]
+        tile), transposed for the DPE (trans), or in its narrow type for SE readers that widen it as
+        they compute (a folded cast)."""
+        src = self.plan.loc[_view_source(op)]
         if op.name in VIEW_OPS:
             loc = TileLoc(src.sid, src.dtype, tile_shape(op.result.type))
         elif op.name == Op.TRANS:
@@ -216,7 +232,7 @@ class _Planner:
 
     def elementwise(self, op: Operation, blk: Block, depth: int) -> None:
         r = op.results[0]
-        dtype, shape = dtype_of(r.type), tile_shape(r.type)
+        dtype, shape = op.attrs.get("mtia.writes") or dtype_of(r.type), tile_shape(r.type)
         if op.attrs["engine"] == "rvv":          # the vector core writes a fresh slot, never in place
             self.new_storage(r, blk, depth, "rvv")
             return
@@ -266,8 +282,9 @@ class _Planner:
     def viewed(self, v: Value, sid: int) -> Value:
         """The value whose bytes view v shows (v itself when it is no view): a view made inside a
         loop of a tile from outside it must not let the loop overwrite that tile."""
-        while isinstance(v.owner, Operation) and v.owner.name in (*VIEW_OPS, Op.BROADCAST, Op.TRANS):
-            src = v.owner.src
+        while isinstance(v.owner, Operation) and (v.owner.name in (*VIEW_OPS, Op.BROADCAST, Op.TRANS) or
+                                                  _folded_cast(v.owner)):
+            src = _view_source(v.owner)
             loc = self.plan.loc.get(src)
             if not (isinstance(loc, TileLoc) and loc.sid == sid):
                 break
@@ -331,6 +348,16 @@ class _Planner:
                 self.new_storage(r, blk, depth, "se")     # each branch pushes what it yields
         for region in op.regions:
             self.block(region.block, depth)
+
+
+def _folded_cast(op: Operation) -> bool:
+    """A cast map-engines made a view: its SE readers convert the narrow tile themselves, or its
+    SE writer wrote the narrow tile."""
+    return op.name in (*WIDENED_BY_READERS, *NARROWED_BY_WRITER) and op.attrs.get("engine") == "view"
+
+
+def _view_source(op: Operation) -> Value:
+    return op.x if _folded_cast(op) else op.src
 
 
 def _defined_in(v: Value, blk: Block) -> bool:

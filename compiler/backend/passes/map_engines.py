@@ -4,12 +4,17 @@ The rules live in `target.py`; this pass applies them once, and bufferize, alloc
 read the attribute. Most ops run on one unit whatever reads them (`target.unit_of`). Constants,
 splats and shape changes are decided from their source and their readers, in program order:
 - a constant or a splat of a scalar is "uniform" (no tile: the SE and RVV readers take the scalar)
-  unless some reader needs the whole tile, then the SE fills one;
+  unless some reader needs the whole tile, then the SE fills one; a zero read only as tl.dot's
+  accumulator is uniform too (the DPE writes a @ b fresh);
 - a splat of a 0-d tile is a "view" of it when only the SE reads it (it broadcasts), else the MLU
   copies it out;
 - expand_dims / reshape of a whole tile are views (same bytes); a broadcast read only by the SE is a
   view with the smaller shape; a transpose read only as a tl.dot operand is a view the DPE reads
-  transposed; any other shape change is an MLU copy.
+  transposed; any other shape change is an MLU copy;
+- with `fold_casts`, a widening cast (f16 -> f32, i32 -> f32) read only by SE arithmetic that
+  converts its sources anyway (target.CONVERTS_SOURCES) is a view of the narrow tile, and a
+  narrowing one (f32 -> f16) of such arithmetic's result, read by nothing else, is a view of that
+  result written narrow (`mtia.writes` names the type): no command either way.
 """
 from __future__ import annotations
 
@@ -17,11 +22,13 @@ from dataclasses import dataclass
 
 from ...ir import Op
 from ...ir.core import Operation, Value
-from ..target import BROADCASTS, LAYOUT_OPS, TAKES_SCALARS, VIEW_OPS, unit_of
+from ..target import (BROADCASTS, CONVERTS_FLOAT_SOURCES, CONVERTS_SOURCES, LAYOUT_OPS, NARROWED_BY_WRITER,
+                      TAKES_SCALARS, VIEW_OPS, WIDENED_BY_READERS, unit_of)
 
 
 @dataclass(frozen=True)
 class MapEngines:
+    fold_casts: bool = True
     name: str = "map-engines"
 
     def run(self, module) -> None:
@@ -31,6 +38,13 @@ class MapEngines:
         for op in ops:
             if op.name in LAYOUT_OPS and op.results and op.results[0].type.is_block():
                 engines[op] = _layout_engine(op, engines, views)
+        if self.fold_casts:
+            for op in ops:
+                if _widened_by_readers(op, engines, views):
+                    engines[op] = "view"
+                elif _narrowed_by_writer(op, engines):
+                    engines[op] = "view"
+                    op.x.owner.attrs["mtia.writes"] = op.results[0].type.scalar.ir
         for op, engine in engines.items():
             op.attrs["engine"] = engine
 
@@ -62,6 +76,46 @@ def _stored(v: Value, engines) -> bool:
     return e is not None or v.type.is_block()
 
 
+# integer sources the SE converts to a float exactly as a cast would (one rounding to nearest even)
+_SIGNED_TO_FLOAT = ("i8", "i16", "i32")
+
+
+def _widened_by_readers(op: Operation, engines: dict, views: dict) -> bool:
+    """A widening cast on the SE whose every reader is SE arithmetic that converts its sources to
+    the cast's type as it reads them: the readers can read the cast's (untransposed) source tile."""
+    if op.name not in WIDENED_BY_READERS or engines.get(op) != "se" or not op.results[0].type.is_block():
+        return False
+    src = op.x
+    if not _stored(src, engines) or _tile(src, views)[1]:
+        return False
+    if op.name == Op.SITOFP and src.type.scalar.ir not in _SIGNED_TO_FLOAT:
+        return False
+    readers = CONVERTS_FLOAT_SOURCES if op.name == Op.EXTF else CONVERTS_SOURCES
+    uses = list(op.results[0].uses)
+    return bool(uses) and all(engines.get(u.op) == "se" and u.op.name in readers for u in uses)
+
+
+def _narrowed_by_writer(op: Operation, engines: dict) -> bool:
+    """f32 -> f16/bf16 of SE arithmetic's result that nothing else reads: the SE computes in f32 and
+    rounds once to the output tile's type, so it can write the narrow tile itself (the same bits;
+    not FMA, which computes in f64 and would round once instead of twice)."""
+    if op.name not in NARROWED_BY_WRITER or engines.get(op) != "se" or not op.results[0].type.is_block():
+        return False
+    src = op.x
+    writer = src.owner
+    return isinstance(writer, Operation) and engines.get(writer) == "se" and writer.name in CONVERTS_SOURCES and \
+        len(writer.results) == 1 and src.type.scalar.ir == "f32" and len(list(src.uses)) == 1 and \
+        op.results[0].type.scalar.ir in ("f16", "bf16")
+
+
+def _zero_accumulator(op: Operation) -> bool:
+    """A zero constant read only as tl.dot's accumulator (tl.dot(a, b) without acc): no tile, the
+    DPE writes a @ b fresh."""
+    uses = list(op.results[0].uses)
+    return op.name == Op.CONSTANT and bool(uses) and all(u.op.name == Op.DOT and u.index == 2 for u in uses) and \
+        float(op.attrs["value"]) == 0.0
+
+
 def _tile(v: Value, views) -> tuple:
     return views.get(v, (tuple(v.type.shape) or (1,), False))
 
@@ -71,7 +125,7 @@ def _layout_engine(op: Operation, engines: dict, views: dict) -> str:
     readers = [_reader(u, engines) for u in r.uses]
     scalar_readers_only = all(e in TAKES_SCALARS for e in readers)
     if op.name == Op.CONSTANT or (op.name == Op.SPLAT and not _stored(op.src, engines)):
-        return "uniform" if scalar_readers_only else "se"
+        return "uniform" if scalar_readers_only or _zero_accumulator(op) else "se"
     src = op.src
     if not _stored(src, engines):
         return "mlu"
