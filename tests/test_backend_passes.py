@@ -198,12 +198,12 @@ def test_matmul_stages_are_readable():
         CHECK: halt
     """)
     check_ir(c.asm["cpp"], """
-        CHECK: void matmul_kernel(half* a_ptr, half* b_ptr, half* c_ptr, int32_t M
+        CHECK: void matmul_kernel(mtia::half* a_ptr, mtia::half* b_ptr, mtia::half* c_ptr, int32_t M
         CHECK: int32_t pid = mtia::program_id(0);
         CHECK: for (int32_t k = 0; k < {{\\w+}}; k += 1) {
-        CHECK: dma_in(cb1.push, base=a_ptrs{{\\w*}}, strides={stride_am, 1}
-        CHECK: dpe_mm(cb0.acc, cb1.pop, cb2.pop, trans_a=0, trans_b=0);
-        CHECK: dma_out(cb0.pop
+        CHECK: mtia::dma_in({.dst = cb1.push, .base = a_ptrs, .strides = {stride_am, 1}
+        CHECK: mtia::dpe_mm({.out = cb0.acc, .a = cb1.pop, .b = cb2.pop, .trans_a = 0, .trans_b = 0});
+        CHECK: mtia::dma_out({.src = cb0.pop
     """)
     # the K loop's scalar code: k * BLOCK_K is a shift, and the pointers step in place (no back-edge copies)
     loop = c.asm["mtia-asm"].split("for_1:")[1].split("endfor_2:")[0]
@@ -413,7 +413,7 @@ def test_allocate_ls_sizes_and_places_the_declared_storages_from_text():
 
 def test_codegen_from_text_emits_what_the_plan_in_the_ir_says():
     allocated = run(SOFTMAX_ENGINES, Bufferize(), AllocateLocalStore(384 * 1024))
-    prog, cpp = emit_program(parse_module(allocated), load_config("mtia-2i"))
+    prog, cpp, llvm = emit_program(parse_module(allocated), load_config("mtia-2i"))
     check_ir(prog.to_asm(), """
         CHECK: .cb 0 x base=0 slot=256 slots=2
         CHECK-NEXT: .cb 1 reduce base=512 slot=64 slots=2
@@ -428,7 +428,15 @@ def test_codegen_from_text_emits_what_the_plan_in_the_ir_says():
     """)
     check_ir(cpp, """
         CHECK: void softmax(float* x_ptr, float* out_ptr, int32_t n) {
-        CHECK: dma_in(cb0.push, base=x_ptr
+        CHECK: mtia::dma_in({.dst = cb0.push, .base = x_ptr
+    """)
+    check_ir(llvm, """
+        CHECK: declare void @mtia.dma.in(...)
+        CHECK: define void @softmax(ptr %x_ptr, ptr %out_ptr, i32 %n) {
+        CHECK: call void (...) @mtia.dma.in(i32 0, i32 2, ptr %x_ptr
+        CHECK-NEXT: call void (...) @mtia.re.reduce(i32 1, i32 2, i32 0, i32 0, ptr @.str.0
+        CHECK: call void (...) @mtia.dma.out(i32 0, i32 1, ptr %out_ptr
+        CHECK-NEXT: ret void
     """)
 
 
@@ -457,7 +465,7 @@ def test_bufferize_gives_a_half_result_that_scalar_code_reads_an_f32_widening_sl
         CHECK-NEXT: mtia.cb {id = 3, name = "widen_tmp", bytes = 4, producer = "se"
         CHECK: %7 = arith.mulf %2, %6 {engine = "se", tiles = [{cb = 2, dtype = "f16", shape = [1]}], {{.*}}widen = [3]}
     """)
-    prog, _ = emit_program(parse_module(run(bufferized, AllocateLocalStore(384 * 1024))), load_config("mtia-2i"))
+    prog, _, _ = emit_program(parse_module(run(bufferized, AllocateLocalStore(384 * 1024))), load_config("mtia-2i"))
     check_ir(prog.to_asm(), """
         CHECK: se.mul cb2.push:f16[1]
         CHECK: se.mov cb3.push:f32[1], cb2.keep:f16[1]

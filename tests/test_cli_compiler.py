@@ -23,7 +23,7 @@ def test_compile_a_library_kernel_prints_its_assembly_and_cpp():
                 "--config", "mtia-small")
     assert "// ---- matmul_kernel: mtia-asm ----" in r.stdout
     assert "dpe.mm cb0.acc:f32[" in r.stdout
-    assert "void matmul_kernel(half* a_ptr" in r.stdout
+    assert "void matmul_kernel(mtia::half* a_ptr" in r.stdout
 
 
 def test_compile_lists_stages_and_prints_backend_ir_as_json():

@@ -1,10 +1,11 @@
 """The MTIA backend in one function: Triton IR -> passes -> codegen -> registers -> isa.Program.
 
     program, stages = compile_to_mtia(module, cfg)
-    program, cpp = emit_program(module, cfg)     # codegen alone, for a module the passes have run on
+    program, cpp, llvm = emit_program(module, cfg)     # codegen alone, for a module the passes have run on
 
 `stages` holds the IR after each backend pass ("mtia.<pass>"), the assembly ("mtia-asm"), the C++
-rendering ("cpp") and the JSON stream ("json"), so each step's effect can be read and tested.
+rendering ("cpp"), the control code as LLVM IR ("llvm") and the JSON stream ("json"), so each
+step's effect can be read and tested.
 """
 from __future__ import annotations
 
@@ -63,17 +64,18 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
         text = stages[f"mtia.{p.name}"] = print_module(module)
         if check_roundtrip and reprint(text) != text:
             raise CompilationError(f"internal error: IR stage 'mtia.{p.name}' does not round-trip through the parser")
-    prog, cpp = emit_program(module, cfg, meta)
+    prog, cpp, llvm = emit_program(module, cfg, meta)
     prog.meta["compile_seconds"] = round(time.perf_counter() - t0, 4)
     stages["mtia-asm"] = prog.to_asm()
     stages["cpp"] = cpp
+    stages["llvm"] = llvm
     stages["json"] = prog.dumps(indent=1)
     return prog, stages
 
 
-def emit_program(module, cfg, meta: dict | None = None) -> tuple[Program, str]:
-    """Codegen and register allocation of a module the backend passes have run on: the program and
-    its C++ rendering."""
+def emit_program(module, cfg, meta: dict | None = None) -> tuple[Program, str, str]:
+    """Codegen and register allocation of a module the backend passes have run on: the program, its
+    C++ rendering and its control code as LLVM IR."""
     func = module.functions[0]
     plan = read_plan(func)
     g = Codegen(func, plan, Target.of(cfg))
@@ -95,4 +97,4 @@ def emit_program(module, cfg, meta: dict | None = None) -> tuple[Program, str]:
     prog.meta = dict(meta or {})
     prog.meta.update({"lines": lines, "ls_bytes": func.attrs.get("mtia.ls_used", 0), "spills": spills,
                       "config": cfg.name})
-    return prog, "\n".join(emitter.cpp) + "\n"
+    return prog, g.cpp.text(), g.llvm.text()

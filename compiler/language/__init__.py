@@ -29,14 +29,12 @@ print = device_print   # noqa: A001  (tl.print, as in Triton)
 
 def _member_functions() -> dict:
     """Functions callable as tensor methods: x.sum(0), x.exp(), x.to(...) etc."""
-    from . import builtins as b, math as m, reductions as r, standard as st
-    names = {"sum": r.sum, "max": r.max, "min": r.min, "argmax": r.argmax, "argmin": r.argmin,
-             "cumsum": r.cumsum, "cumprod": r.cumprod, "reduce": r.reduce, "xor_sum": r.xor_sum,
-             "associative_scan": r.associative_scan, "softmax": r.softmax,
-             "exp": m.exp, "exp2": m.exp2, "log": m.log, "log2": m.log2, "sqrt": m.sqrt, "rsqrt": m.rsqrt,
-             "abs": m.abs, "sin": m.sin, "cos": m.cos, "erf": m.erf, "floor": m.floor, "ceil": m.ceil,
-             "sigmoid": m.sigmoid, "store": None, "ravel": b.ravel, "join": b.join, "interleave": b.interleave,
-             "cast": b.cast, "item": b.item, "squeeze": b.squeeze, "unsqueeze": b.unsqueeze, "gather": b.gather,
-             "histogram": b.histogram, "sort": st.sort, "flip": st.flip,
-             "topk": st.topk}
-    return {k: v for k, v in names.items() if v is not None}
+    from . import builtins, reductions, standard
+    by_module = {
+        reductions: ("sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "reduce", "xor_sum",
+                     "associative_scan", "softmax"),
+        math: ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sin", "cos", "erf", "floor", "ceil", "sigmoid"),
+        builtins: ("ravel", "join", "interleave", "cast", "item", "squeeze", "unsqueeze", "gather", "histogram"),
+        standard: ("sort", "flip", "topk"),
+    }
+    return {name: getattr(module, name) for module, names in by_module.items() for name in names}

@@ -137,9 +137,9 @@ def _stage(name: str):
     return produce
 
 
-# compiled.asm["mtia-asm"], ["cpp"], ["json"], and the IR after each backend pass ["mtia.<pass>"],
+# compiled.asm["mtia-asm"], ["cpp"], ["llvm"], ["json"], and the IR after each backend pass ["mtia.<pass>"],
 # produced on first access for the current hardware config
-for _name in ("mtia-asm", "cpp", "json", "mtia.expand-combine", "mtia.scalarize-iter-args", "mtia.lower-memory",
+for _name in ("mtia-asm", "cpp", "llvm", "json", "mtia.expand-combine", "mtia.scalarize-iter-args", "mtia.lower-memory",
               "mtia.materialize-pointers", "mtia.licm",
               "mtia.map-engines", "mtia.bufferize", "mtia.allocate-ls"):
     register_stage(_name, _stage(_name))

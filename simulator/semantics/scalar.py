@@ -12,7 +12,7 @@ import struct
 
 import numpy as np
 
-from isa import scalar as s
+from isa import scalar as riscv
 
 from . import semantics
 
@@ -39,21 +39,21 @@ def _tdiv(a: int, b: int) -> int:
 
 
 _R = {
-    s.Add: lambda a, b: a + b, s.Sub: lambda a, b: a - b, s.Mul: lambda a, b: a * b,
-    s.Mulh: lambda a, b: (a * b) >> 64, s.Mulhu: lambda a, b: (u64(a) * u64(b)) >> 64,
-    s.Div: lambda a, b: -1 if b == 0 else _tdiv(a, b),
-    s.Divu: lambda a, b: M64 if b == 0 else u64(a) // u64(b),
-    s.Rem: lambda a, b: a if b == 0 else a - b * _tdiv(a, b),
-    s.Remu: lambda a, b: a if b == 0 else u64(a) % u64(b),
-    s.And: lambda a, b: a & b, s.Or: lambda a, b: a | b, s.Xor: lambda a, b: a ^ b,
-    s.Sll: lambda a, b: a << (b & 63), s.Srl: lambda a, b: u64(a) >> (b & 63), s.Sra: lambda a, b: a >> (b & 63),
-    s.Slt: lambda a, b: int(a < b), s.Sltu: lambda a, b: int(u64(a) < u64(b)),
-    s.Min: min, s.Max: max,
+    riscv.Add: lambda a, b: a + b, riscv.Sub: lambda a, b: a - b, riscv.Mul: lambda a, b: a * b,
+    riscv.Mulh: lambda a, b: (a * b) >> 64, riscv.Mulhu: lambda a, b: (u64(a) * u64(b)) >> 64,
+    riscv.Div: lambda a, b: -1 if b == 0 else _tdiv(a, b),
+    riscv.Divu: lambda a, b: M64 if b == 0 else u64(a) // u64(b),
+    riscv.Rem: lambda a, b: a if b == 0 else a - b * _tdiv(a, b),
+    riscv.Remu: lambda a, b: a if b == 0 else u64(a) % u64(b),
+    riscv.And: lambda a, b: a & b, riscv.Or: lambda a, b: a | b, riscv.Xor: lambda a, b: a ^ b,
+    riscv.Sll: lambda a, b: a << (b & 63), riscv.Srl: lambda a, b: u64(a) >> (b & 63), riscv.Sra: lambda a, b: a >> (b & 63),
+    riscv.Slt: lambda a, b: int(a < b), riscv.Sltu: lambda a, b: int(u64(a) < u64(b)),
+    riscv.Min: min, riscv.Max: max,
 }
 _I = {
-    s.Addi: lambda a, i: a + i, s.Andi: lambda a, i: a & i, s.Ori: lambda a, i: a | i,
-    s.Xori: lambda a, i: a ^ i, s.Slli: lambda a, i: a << (i & 63), s.Srli: lambda a, i: u64(a) >> (i & 63),
-    s.Srai: lambda a, i: a >> (i & 63), s.Slti: lambda a, i: int(a < i), s.Sltiu: lambda a, i: int(u64(a) < u64(i)),
+    riscv.Addi: lambda a, i: a + i, riscv.Andi: lambda a, i: a & i, riscv.Ori: lambda a, i: a | i,
+    riscv.Xori: lambda a, i: a ^ i, riscv.Slli: lambda a, i: a << (i & 63), riscv.Srli: lambda a, i: u64(a) >> (i & 63),
+    riscv.Srai: lambda a, i: a >> (i & 63), riscv.Slti: lambda a, i: int(a < i), riscv.Sltiu: lambda a, i: int(u64(a) < u64(i)),
 }
 
 
@@ -70,13 +70,13 @@ def itype(core, ins):
         core.x[ins.rd] = wrap(_I[type(ins)](core.x[ins.rs1], ins.imm))
 
 
-@semantics(s.Li)
+@semantics(riscv.Li)
 def li(core, ins):
     if ins.rd:
         core.x[ins.rd] = wrap(ins.imm)
 
 
-@semantics(s.Mv)
+@semantics(riscv.Mv)
 def mv(core, ins):
     if ins.rd:
         core.x[ins.rd] = core.x[ins.rs1]
@@ -89,8 +89,8 @@ def _sext(bits):
     return f
 
 
-_EXT = {s.SextB: _sext(8), s.SextH: _sext(16), s.SextW: _sext(32),
-        s.ZextB: lambda v: v & 0xFF, s.ZextH: lambda v: v & 0xFFFF, s.ZextW: lambda v: v & 0xFFFFFFFF}
+_EXT = {riscv.SextB: _sext(8), riscv.SextH: _sext(16), riscv.SextW: _sext(32),
+        riscv.ZextB: lambda v: v & 0xFF, riscv.ZextH: lambda v: v & 0xFFFF, riscv.ZextW: lambda v: v & 0xFFFFFFFF}
 
 
 @semantics(*_EXT)
@@ -100,8 +100,8 @@ def extend(core, ins):
 
 
 _B = {
-    s.Beq: lambda a, b: a == b, s.Bne: lambda a, b: a != b, s.Blt: lambda a, b: a < b,
-    s.Bge: lambda a, b: a >= b, s.Bltu: lambda a, b: u64(a) < u64(b), s.Bgeu: lambda a, b: u64(a) >= u64(b),
+    riscv.Beq: lambda a, b: a == b, riscv.Bne: lambda a, b: a != b, riscv.Blt: lambda a, b: a < b,
+    riscv.Bge: lambda a, b: a >= b, riscv.Bltu: lambda a, b: u64(a) < u64(b), riscv.Bgeu: lambda a, b: u64(a) >= u64(b),
 }
 
 
@@ -112,19 +112,19 @@ def branch(core, ins):
     return None
 
 
-@semantics(s.J)
+@semantics(riscv.J)
 def jump(core, ins):
     return core.labels[ins.target]
 
 
-@semantics(s.Jal)
+@semantics(riscv.Jal)
 def jal(core, ins):
     if ins.rd:
         core.x[ins.rd] = core.pc + 1
     return core.labels[ins.target]
 
 
-@semantics(s.Jalr)
+@semantics(riscv.Jalr)
 def jalr(core, ins):
     target = core.x[ins.rs1] + ins.imm
     if ins.rd:
@@ -132,19 +132,19 @@ def jalr(core, ins):
     return target
 
 
-@semantics(s.Nop)
+@semantics(riscv.Nop)
 def nop(core, ins):
     return None
 
 
-@semantics(s.Halt)
+@semantics(riscv.Halt)
 def halt(core, ins):
     return -1
 
 
-_LOAD = {s.Lb: ("<b", 1), s.Lbu: ("<B", 1), s.Lh: ("<h", 2), s.Lhu: ("<H", 2), s.Lw: ("<i", 4),
-         s.Lwu: ("<I", 4), s.Ld: ("<q", 8)}
-_STORE = {s.Sb: ("<B", 1), s.Sh: ("<H", 2), s.Sw: ("<I", 4), s.Sd: ("<Q", 8)}
+_LOAD = {riscv.Lb: ("<b", 1), riscv.Lbu: ("<B", 1), riscv.Lh: ("<h", 2), riscv.Lhu: ("<H", 2), riscv.Lw: ("<i", 4),
+         riscv.Lwu: ("<I", 4), riscv.Ld: ("<q", 8)}
+_STORE = {riscv.Sb: ("<B", 1), riscv.Sh: ("<H", 2), riscv.Sw: ("<I", 4), riscv.Sd: ("<Q", 8)}
 
 
 @semantics(*_LOAD)
@@ -161,17 +161,17 @@ def store(core, ins):
     core.store(core.x[ins.rs1] + ins.imm, struct.pack(fmt, core.x[ins.rs2] & ((1 << (8 * n)) - 1)), ins)
 
 
-@semantics(s.Flw)
+@semantics(riscv.Flw)
 def flw(core, ins):
     core.f[ins.fd] = struct.unpack("<f", core.load(core.x[ins.rs1] + ins.imm, 4, ins))[0]
 
 
-@semantics(s.Fsw)
+@semantics(riscv.Fsw)
 def fsw(core, ins):
     core.store(core.x[ins.rs1] + ins.imm, struct.pack("<f", core.f[ins.fs2]), ins)
 
 
-@semantics(s.Fli)
+@semantics(riscv.Fli)
 def fli(core, ins):
     core.f[ins.fd] = f32(ins.imm)
 
@@ -194,8 +194,8 @@ def _fdiv(a, b):
     return a / b
 
 
-_F = {s.FaddS: lambda a, b: a + b, s.FsubS: lambda a, b: a - b, s.FmulS: lambda a, b: a * b,
-      s.FdivS: _fdiv, s.FminS: _fminmax(min), s.FmaxS: _fminmax(max)}
+_F = {riscv.FaddS: lambda a, b: a + b, riscv.FsubS: lambda a, b: a - b, riscv.FmulS: lambda a, b: a * b,
+      riscv.FdivS: _fdiv, riscv.FminS: _fminmax(min), riscv.FmaxS: _fminmax(max)}
 
 
 @semantics(*_F)
@@ -206,42 +206,42 @@ def frtype(core, ins):
         core.f[ins.fd] = math.inf
 
 
-@semantics(s.FsqrtS)
+@semantics(riscv.FsqrtS)
 def fsqrt(core, ins):
     a = core.f[ins.fs1]
     core.f[ins.fd] = f32(math.sqrt(a)) if a >= 0 else math.nan
 
 
-@semantics(s.FmvS)
+@semantics(riscv.FmvS)
 def fmv(core, ins):
     core.f[ins.fd] = core.f[ins.fs1]
 
 
-@semantics(s.FcvtSL)
+@semantics(riscv.FcvtSL)
 def fcvt_s_l(core, ins):
     core.f[ins.fd] = f32(float(core.x[ins.rs1]))
 
 
-@semantics(s.FcvtLS)
+@semantics(riscv.FcvtLS)
 def fcvt_l_s(core, ins):
     a = core.f[ins.fs1]
     if ins.rd:
         core.x[ins.rd] = 0 if math.isnan(a) else wrap(int(max(min(a, 2.0**63 - 1), -2.0**63)))
 
 
-@semantics(s.FmvXW)
+@semantics(riscv.FmvXW)
 def fmv_x_w(core, ins):
     if ins.rd:
         core.x[ins.rd] = struct.unpack("<i", struct.pack("<f", core.f[ins.fs1]))[0]
 
 
-@semantics(s.FmvWX)
+@semantics(riscv.FmvWX)
 def fmv_w_x(core, ins):
     core.f[ins.fd] = struct.unpack("<f", struct.pack("<I", core.x[ins.rs1] & 0xFFFFFFFF))[0]
 
 
-_FC = {s.FeqS: lambda a, b: a == b, s.FltS: lambda a, b: a < b, s.FleS: lambda a, b: a <= b,
-       s.FeqD: lambda a, b: a == b, s.FltD: lambda a, b: a < b, s.FleD: lambda a, b: a <= b}
+_FC = {riscv.FeqS: lambda a, b: a == b, riscv.FltS: lambda a, b: a < b, riscv.FleS: lambda a, b: a <= b,
+       riscv.FeqD: lambda a, b: a == b, riscv.FltD: lambda a, b: a < b, riscv.FleD: lambda a, b: a <= b}
 
 
 @semantics(*_FC)
@@ -250,8 +250,8 @@ def fcmp(core, ins):
         core.x[ins.rd] = int(_FC[type(ins)](core.f[ins.fs1], core.f[ins.fs2]))
 
 
-_D = {s.FaddD: lambda a, b: a + b, s.FsubD: lambda a, b: a - b, s.FmulD: lambda a, b: a * b,
-      s.FdivD: _fdiv, s.FminD: _fminmax(min), s.FmaxD: _fminmax(max)}
+_D = {riscv.FaddD: lambda a, b: a + b, riscv.FsubD: lambda a, b: a - b, riscv.FmulD: lambda a, b: a * b,
+      riscv.FdivD: _fdiv, riscv.FminD: _fminmax(min), riscv.FmaxD: _fminmax(max)}
 
 
 @semantics(*_D)
@@ -262,44 +262,44 @@ def drtype(core, ins):
         core.f[ins.fd] = math.inf
 
 
-@semantics(s.FsqrtD)
+@semantics(riscv.FsqrtD)
 def fsqrt_d(core, ins):
     a = core.f[ins.fs1]
     core.f[ins.fd] = math.sqrt(a) if a >= 0 else math.nan
 
 
-@semantics(s.Fld)
+@semantics(riscv.Fld)
 def fld(core, ins):
     core.f[ins.fd] = struct.unpack("<d", core.load(core.x[ins.rs1] + ins.imm, 8, ins))[0]
 
 
-@semantics(s.Fsd)
+@semantics(riscv.Fsd)
 def fsd(core, ins):
     core.store(core.x[ins.rs1] + ins.imm, struct.pack("<d", core.f[ins.fs2]), ins)
 
 
-@semantics(s.FcvtDL)
+@semantics(riscv.FcvtDL)
 def fcvt_d_l(core, ins):
     core.f[ins.fd] = float(core.x[ins.rs1])
 
 
-@semantics(s.FcvtLD)
+@semantics(riscv.FcvtLD)
 def fcvt_l_d(core, ins):
     a = core.f[ins.fs1]
     if ins.rd:
         core.x[ins.rd] = 0 if math.isnan(a) else wrap(int(max(min(a, 2.0**63 - 1), -2.0**63)))
 
 
-@semantics(s.FcvtSD)
+@semantics(riscv.FcvtSD)
 def fcvt_s_d(core, ins):
     core.f[ins.fd] = f32(core.f[ins.fs1])
 
 
-@semantics(s.FcvtDS)
+@semantics(riscv.FcvtDS)
 def fcvt_d_s(core, ins):
     core.f[ins.fd] = core.f[ins.fs1]
 
 
-@semantics(s.FliD)
+@semantics(riscv.FliD)
 def fli_d(core, ins):
     core.f[ins.fd] = float(ins.imm)

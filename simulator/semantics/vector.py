@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa import vector as v
+from isa import vector as rvv
 from isa.instruction import REGISTRY
 
 from ..errors import SanitizerError
@@ -28,7 +28,7 @@ def vsem(*classes):
             vec = core.vec
             vec.instructions += 1
             try:
-                if not vec.sew and type(ins) is not v.Vsetvli:
+                if not vec.sew and type(ins) is not rvv.Vsetvli:
                     raise VectorFault("vector instruction before any vsetvli: vtype is not set")
                 with np.errstate(all="ignore"):
                     fn(core, vec, ins)
@@ -93,7 +93,7 @@ def _canon(out: np.ndarray) -> np.ndarray:
 
 # ---- configuration ------------------------------------------------------------------------------
 
-@vsem(v.Vsetvli)
+@vsem(rvv.Vsetvli)
 def vsetvli(core, vec, ins):
     if ins.rs1:
         avl = core.x[ins.rs1] & M64
@@ -106,9 +106,9 @@ def vsetvli(core, vec, ins):
 
 # ---- loads and stores ---------------------------------------------------------------------------
 
-_UNIT = (v.UnitLoad, v.UnitStore)
-_STRIDED = (v.StridedLoad, v.StridedStore)
-_LOADS = (v.UnitLoad, v.StridedLoad, v.IndexedLoad)
+_UNIT = (rvv.UnitLoad, rvv.UnitStore)
+_STRIDED = (rvv.StridedLoad, rvv.StridedStore)
+_LOADS = (rvv.UnitLoad, rvv.StridedLoad, rvv.IndexedLoad)
 
 
 def _addresses(core, vec, ins, idx: np.ndarray, eb: int) -> np.ndarray:
@@ -133,13 +133,13 @@ def _addresses(core, vec, ins, idx: np.ndarray, eb: int) -> np.ndarray:
     return addrs
 
 
-_MEMORY = (v.UnitLoad, v.UnitStore, v.StridedLoad, v.StridedStore, v.IndexedLoad, v.IndexedStore)
+_MEMORY = (rvv.UnitLoad, rvv.UnitStore, rvv.StridedLoad, rvv.StridedStore, rvv.IndexedLoad, rvv.IndexedStore)
 
 
 @vsem(*(c for c in REGISTRY.values() if issubclass(c, _MEMORY)))
 def load_store(core, vec, ins):
     """Unit-stride and strided accesses move EEW-bit elements, indexed ones SEW-bit elements."""
-    indexed = isinstance(ins, (v.IndexedLoad, v.IndexedStore))
+    indexed = isinstance(ins, (rvv.IndexedLoad, rvv.IndexedStore))
     dt = INT[vec.sew if indexed else ins.eew]
     eb = dt.itemsize
     active = _active(vec, ins)
@@ -254,7 +254,7 @@ _FLOAT = _by_stem({
     "vfdiv": np.divide, "vfrdiv": lambda a, b: b / a,
     "vfmin": lambda a, b: _fminmax(a, b, False), "vfmax": lambda a, b: _fminmax(a, b, True),
 }, ("vv", "vf"))
-_SIGN = {v.VfsgnjVV: "j", v.VfsgnjnVV: "n", v.VfsgnjxVV: "x", v.VfnegV: "n", v.VfabsV: "x"}
+_SIGN = {rvv.VfsgnjVV: "j", rvv.VfsgnjnVV: "n", rvv.VfsgnjxVV: "x", rvv.VfnegV: "n", rvv.VfabsV: "x"}
 
 
 @vsem(*_FLOAT)
@@ -274,14 +274,14 @@ def sign_inject(core, vec, ins):
     vec.charge(core, vec.vl, rate_name(dt))
 
 
-@vsem(v.VfsqrtV)
+@vsem(rvv.VfsqrtV)
 def fsqrt(core, vec, ins):
     dt = vec.dtype("f")
     vec.write(ins.vd, _canon(np.sqrt(vec.read(ins.vs2, dt))), _active(vec, ins))
     vec.charge(core, vec.vl, rate_name(dt))
 
 
-@vsem(v.VfmaccVV, v.VfmaccVF)
+@vsem(rvv.VfmaccVV, rvv.VfmaccVF)
 def fmacc(core, vec, ins):
     dt = vec.dtype("f")
     wide = np.dtype(np.float64)       # exact products of f16/f32; f64 rounds the product (documented)
@@ -311,7 +311,7 @@ def compare(core, vec, ins):
     vec.charge(core, vec.vl, rate_name(dt))
 
 
-_MASK = {v.VmandMM: np.logical_and, v.VmorMM: np.logical_or, v.VmxorMM: np.logical_xor}
+_MASK = {rvv.VmandMM: np.logical_and, rvv.VmorMM: np.logical_or, rvv.VmxorMM: np.logical_xor}
 
 
 @vsem(*_MASK)
@@ -320,17 +320,17 @@ def mask_logic(core, vec, ins):
     vec.charge(core, vec.vl, "mask")
 
 
-@vsem(v.VmnotM)
+@vsem(rvv.VmnotM)
 def mask_not(core, vec, ins):
     vec.write_mask(ins.vd, ~vec.read_mask(ins.vs2))
     vec.charge(core, vec.vl, "mask")
 
 
-@vsem(v.VmergeVVM, v.VmergeVXM, v.VmergeVIM, v.VfmergeVFM)
+@vsem(rvv.VmergeVVM, rvv.VmergeVXM, rvv.VmergeVIM, rvv.VfmergeVFM)
 def merge(core, vec, ins):
     if ins.vd == 0:
         raise VectorFault("a merge may not write v0, which holds the selecting mask")
-    dt = vec.dtype("f" if isinstance(ins, v.VfmergeVFM) else "i")
+    dt = vec.dtype("f" if isinstance(ins, rvv.VfmergeVFM) else "i")
     out = np.where(vec.read_mask(0), _operand(core, vec, ins, dt), vec.read(ins.vs2, dt))
     vec.write(ins.vd, out.astype(dt, copy=False))
     vec.charge(core, vec.vl, rate_name(dt))
@@ -341,13 +341,13 @@ def _mask_source(vec, ins) -> np.ndarray:
     return bits if ins.vm else bits & vec.read_mask(0)
 
 
-@vsem(v.VcpopM)
+@vsem(rvv.VcpopM)
 def cpop(core, vec, ins):
     _set_x(core, ins.rd, int(_mask_source(vec, ins).sum()))
     vec.charge(core, vec.vl, "mask")
 
 
-@vsem(v.VfirstM)
+@vsem(rvv.VfirstM)
 def first(core, vec, ins):
     hits = np.flatnonzero(_mask_source(vec, ins))
     _set_x(core, ins.rd, int(hits[0]) if len(hits) else -1)
@@ -356,36 +356,36 @@ def first(core, vec, ins):
 
 # ---- moves --------------------------------------------------------------------------------------
 
-@vsem(v.VmvVV, v.VmvVX, v.VmvVI, v.VfmvVF)
+@vsem(rvv.VmvVV, rvv.VmvVX, rvv.VmvVI, rvv.VfmvVF)
 def move(core, vec, ins):
-    dt = vec.dtype("f" if isinstance(ins, v.VfmvVF) else "i")
+    dt = vec.dtype("f" if isinstance(ins, rvv.VfmvVF) else "i")
     vec.write(ins.vd, _operand(core, vec, ins, dt))
     vec.charge(core, vec.vl, rate_name(dt), ops=0)
 
 
-@vsem(v.VmvXS)
+@vsem(rvv.VmvXS)
 def move_x_s(core, vec, ins):
     _set_x(core, ins.rd, int(vec.read(ins.vs2, vec.dtype("i"), 1, nregs=1)[0]))
     vec.charge(core, 1, rate_name(vec.dtype("i")), ops=0)
 
 
-@vsem(v.VfmvFS)
+@vsem(rvv.VfmvFS)
 def move_f_s(core, vec, ins):
     dt = vec.dtype("f")
     core.f[ins.fd] = float(np.float32(vec.read(ins.vs2, dt, 1, nregs=1)[0]))
     vec.charge(core, 1, rate_name(dt), ops=0)
 
 
-@vsem(v.VmvSX, v.VfmvSF)
+@vsem(rvv.VmvSX, rvv.VfmvSF)
 def move_s(core, vec, ins):
-    dt = vec.dtype("f" if isinstance(ins, v.VfmvSF) else "i")
+    dt = vec.dtype("f" if isinstance(ins, rvv.VfmvSF) else "i")
     if vec.vl:
         value = core.f[ins.fs1] if dt.kind == "f" else core.x[ins.rs1]
         vec.write(ins.vd, _splat(vec, value, dt, 1), nregs=1)
         vec.charge(core, 1, rate_name(dt), ops=0)
 
 
-@vsem(v.VidV)
+@vsem(rvv.VidV)
 def vid(core, vec, ins):
     dt = vec.dtype("i")
     vec.write(ins.vd, np.arange(vec.vl).astype(UINT[dt.itemsize * 8]).view(dt), _active(vec, ins))
@@ -413,18 +413,18 @@ def _fext(vals: np.ndarray, is_max: bool) -> np.ndarray:
 
 
 _RED = {
-    v.VredsumVS: (lambda s, x: np.add.reduce(np.concatenate([s, x]), dtype=s.dtype, keepdims=True), "i"),
-    v.VredmaxVS: (lambda s, x: np.concatenate([s, x]).max(keepdims=True), "i"),
-    v.VredminVS: (lambda s, x: np.concatenate([s, x]).min(keepdims=True), "i"),
-    v.VredmaxuVS: (lambda s, x: np.concatenate([s, x]).max(keepdims=True), "u"),
-    v.VredminuVS: (lambda s, x: np.concatenate([s, x]).min(keepdims=True), "u"),
-    v.VredandVS: (lambda s, x: np.bitwise_and.reduce(np.concatenate([s, x]), keepdims=True), "i"),
-    v.VredorVS: (lambda s, x: np.bitwise_or.reduce(np.concatenate([s, x]), keepdims=True), "i"),
-    v.VredxorVS: (lambda s, x: np.bitwise_xor.reduce(np.concatenate([s, x]), keepdims=True), "i"),
-    v.VfredusumVS: (lambda s, x: _canon(s + _tree_sum(x)), "f"),
-    v.VfredosumVS: (lambda s, x: _canon(np.add.accumulate(np.concatenate([s, x]), dtype=s.dtype)[-1:]), "f"),
-    v.VfredmaxVS: (lambda s, x: _canon(_fext(np.concatenate([s, x]), True)), "f"),
-    v.VfredminVS: (lambda s, x: _canon(_fext(np.concatenate([s, x]), False)), "f"),
+    rvv.VredsumVS: (lambda s, x: np.add.reduce(np.concatenate([s, x]), dtype=s.dtype, keepdims=True), "i"),
+    rvv.VredmaxVS: (lambda s, x: np.concatenate([s, x]).max(keepdims=True), "i"),
+    rvv.VredminVS: (lambda s, x: np.concatenate([s, x]).min(keepdims=True), "i"),
+    rvv.VredmaxuVS: (lambda s, x: np.concatenate([s, x]).max(keepdims=True), "u"),
+    rvv.VredminuVS: (lambda s, x: np.concatenate([s, x]).min(keepdims=True), "u"),
+    rvv.VredandVS: (lambda s, x: np.bitwise_and.reduce(np.concatenate([s, x]), keepdims=True), "i"),
+    rvv.VredorVS: (lambda s, x: np.bitwise_or.reduce(np.concatenate([s, x]), keepdims=True), "i"),
+    rvv.VredxorVS: (lambda s, x: np.bitwise_xor.reduce(np.concatenate([s, x]), keepdims=True), "i"),
+    rvv.VfredusumVS: (lambda s, x: _canon(s + _tree_sum(x)), "f"),
+    rvv.VfredosumVS: (lambda s, x: _canon(np.add.accumulate(np.concatenate([s, x]), dtype=s.dtype)[-1:]), "f"),
+    rvv.VfredmaxVS: (lambda s, x: _canon(_fext(np.concatenate([s, x]), True)), "f"),
+    rvv.VfredminVS: (lambda s, x: _canon(_fext(np.concatenate([s, x]), False)), "f"),
 }
 
 
@@ -443,16 +443,16 @@ def reduce(core, vec, ins):
 
 # ---- conversions --------------------------------------------------------------------------------
 
-@vsem(v.VfcvtFXV, v.VfcvtFXuV)
+@vsem(rvv.VfcvtFXV, rvv.VfcvtFXuV)
 def int_to_float(core, vec, ins):
     dt = vec.dtype("f")
-    src = vec.read(ins.vs2, vec.dtype("u" if isinstance(ins, v.VfcvtFXuV) else "i"))
+    src = vec.read(ins.vs2, vec.dtype("u" if isinstance(ins, rvv.VfcvtFXuV) else "i"))
     vec.write(ins.vd, src.astype(dt), _active(vec, ins))
     vec.charge(core, vec.vl, rate_name(dt))
 
 
-_TO_INT = {v.VfcvtXFV: (np.rint, "i"), v.VfcvtXuFV: (np.rint, "u"),
-           v.VfcvtRtzXFV: (np.trunc, "i"), v.VfcvtRtzXuFV: (np.trunc, "u")}
+_TO_INT = {rvv.VfcvtXFV: (np.rint, "i"), rvv.VfcvtXuFV: (np.rint, "u"),
+           rvv.VfcvtRtzXFV: (np.trunc, "i"), rvv.VfcvtRtzXuFV: (np.trunc, "u")}
 
 
 @vsem(*_TO_INT)
@@ -472,21 +472,21 @@ def float_to_int(core, vec, ins):
     vec.charge(core, vec.vl, rate_name(src))
 
 
-@vsem(v.VfwcvtFFV)
+@vsem(rvv.VfwcvtFFV)
 def widen_float(core, vec, ins):
     wide = vec.dtype("f", 2 * vec.sew)
     vec.write(ins.vd, vec.read(ins.vs2, vec.dtype("f")).astype(wide), _active(vec, ins))
     vec.charge(core, vec.vl, rate_name(wide))
 
 
-@vsem(v.VfncvtFFW)
+@vsem(rvv.VfncvtFFW)
 def narrow_float(core, vec, ins):
     wide = vec.dtype("f", 2 * vec.sew)
     vec.write(ins.vd, vec.read(ins.vs2, wide).astype(vec.dtype("f")), _active(vec, ins))
     vec.charge(core, vec.vl, rate_name(wide))
 
 
-@vsem(v.VsextVf2, v.VsextVf4, v.VsextVf8, v.VzextVf2, v.VzextVf4, v.VzextVf8)
+@vsem(rvv.VsextVf2, rvv.VsextVf4, rvv.VsextVf8, rvv.VzextVf2, rvv.VzextVf4, rvv.VzextVf8)
 def extend(core, vec, ins):
     signed = ins.mnemonic.startswith("vsext")
     dt = vec.dtype("i")

@@ -1,4 +1,4 @@
-"""Where codegen writes: instructions over virtual registers, labels, and the C++ listing beside.
+"""Where codegen writes: instructions over virtual registers and labels.
 
 `VReg`s stand for registers until `regalloc` maps them onto x1..x31 / f0..f31. A `Proto` is an
 instruction class with its operand values (VRegs where registers go), turned into a real
@@ -36,8 +36,6 @@ class Label:
 @dataclass
 class Emitter:
     code: list = field(default_factory=list)
-    cpp: list = field(default_factory=list)
-    indent: int = 1
     _n: int = 0
     _labels: int = 0
     src_line: int = 0           # source line of the op being lowered
@@ -57,6 +55,3 @@ class Emitter:
 
     def place(self, name: str) -> None:
         self.code.append(Label(name))
-
-    def line(self, text: str) -> None:
-        self.cpp.append("  " * self.indent + text)

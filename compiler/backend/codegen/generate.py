@@ -1,15 +1,13 @@
-"""Codegen: walk the bufferized function and emit the instruction stream (over virtual registers)
-and a readable C++ rendering of it.
+"""Codegen: walk the bufferized function and emit the instruction stream (over virtual registers),
+telling the C++ listing (cpp.py) what each op became.
 
 Scalar SSA values get virtual registers; block values are tiles of their storages (the plan
 bufferize wrote into the IR, read back by `plan.read_plan`). Structured control flow becomes
 branches: a `for` counts its induction variable in a register, copies loop-carried scalars at the
-back edge and block accumulators in place; an `if` branches around its regions. After each op, the storages whose last read it is are
-popped by that read (or by an explicit `cb.pop`).
+back edge and block accumulators in place; an `if` branches around its regions. After each op,
+the storages whose last read it is are popped by that read (or by an explicit `cb.pop`).
 """
 from __future__ import annotations
-
-import re
 
 from isa import cb as cbi
 from isa import dma, se, sync
@@ -23,7 +21,7 @@ from .. import dialect as mtia
 from ..passes.util import error_at
 from ..plan import Plan, TileLoc, Uniform, dtype_of
 from ..target import Target
-from . import cpp, dma_ops, dpe_ops, mlu_ops, re_ops, rvv_ops, scalar_ops, se_ops
+from . import cpp, dma_ops, dpe_ops, llvm, mlu_ops, re_ops, rvv_ops, scalar_ops, se_ops
 from .emitter import Emitter, Proto, VReg
 
 _LOADS = {"i8": riscv.Lb, "u8": riscv.Lbu, "i1": riscv.Lbu, "i16": riscv.Lh, "u16": riscv.Lhu, "i32": riscv.Lw,
@@ -33,12 +31,31 @@ _STORES = {"i8": riscv.Sb, "u8": riscv.Sb, "i1": riscv.Sb, "i16": riscv.Sh, "u16
 BIG_IMM = 1 << 53                 # larger integer immediates travel in a register, not as an f64
 
 
+class Listings:
+    """The C++ and LLVM renderings, told the same events as codegen lowers each op."""
+
+    def __init__(self, *listings):
+        self.all = listings
+        self.told = 0                                   # events so far (a lowering that told none is rendered)
+
+    def __getattr__(self, event: str):
+        def tell(*args) -> None:
+            self.told += 1
+            for listing in self.all:
+                getattr(listing, event)(*args)
+        return tell
+
+
 class Codegen:
     def __init__(self, func: Operation, plan: Plan, target: Target):
         self.func = func
         self.plan = plan
         self.target = target
         self.e = Emitter()
+        self.cpp = cpp.CppListing(self)
+        self.llvm = llvm.LlvmListing(self)
+        self.listing = Listings(self.cpp, self.llvm)
+        self.sources: dict[VReg, Value | int] = {}     # what each register holds, for the LLVM listing
         self.regs: dict[Value, VReg] = {}
         self.args: list[tuple[Value, VReg]] = []
         self.end_label = "end"
@@ -52,7 +69,8 @@ class Codegen:
         r = self.regs.get(v)
         if r is None:
             r = self.regs[v] = self.e.vreg("f" if _is_float(v.type) else "x")
-            r.hint = re.sub(r"\W", "_", v.name_hint) if v.name_hint else f"v{r.n}"
+            r.hint = self.cpp.name(v)
+            self.sources[r] = v
         return r
 
     def const_int(self, v: Value):
@@ -66,7 +84,8 @@ class Codegen:
         return None
 
     def const_reg(self, c: int) -> VReg:
-        r = self.e.vreg("x")
+        r = self.e.vreg("x", cpp.literal(int(c)))
+        self.sources[r] = int(c)
         self.e.emit(riscv.Li, rd=r, imm=int(c))
         return r
 
@@ -81,7 +100,8 @@ class Codegen:
         op = v.owner
         if isinstance(op, Operation) and op.name == Op.CONSTANT:
             c = op.attrs["value"]
-            r = self.e.vreg("f" if _is_float(v.type) else "x")
+            r = self.e.vreg("f" if _is_float(v.type) else "x", self.cpp.name(v))    # the constant's literal
+            self.sources[r] = v
             if _is_float(v.type):
                 self.e.emit(riscv.FliD if v.type == f64 else riscv.Fli, fd=r, imm=float(c))
             else:
@@ -163,12 +183,11 @@ class Codegen:
         for a in func.body.args:
             r = self.def_reg(a)
             self.args.append((a, r))
-        cpp.header(self)
+        self.listing.header()
         self.block(func.body)
         e.place(self.end_label)
         e.emit(riscv.Halt)
-        e.indent = 0
-        e.line("}")
+        self.listing.finish()
         return e
 
     def block(self, blk: Block) -> None:
@@ -187,21 +206,24 @@ class Codegen:
         if name in self.STRUCTURE:
             self.STRUCTURE[name](self, op)
         elif engine is not None:
-            lines = len(e.cpp)
+            told = self.listing.told
             if engine in LOWERING:
                 lower = LOWERING[engine].get(name)
                 if lower is None:
                     raise self.error(op, f"{name} is not supported by the MTIA backend")
                 lower(self, op)
+            explicit = self.mark_last_reads(op, start)
+            if self.listing.told == told:                    # unless the lowering told the listings itself
+                self.listing.commands(op, e.code[start:])
             self.fetch_results(op)
-            self.apply_pops(op, start, render=len(e.cpp) == lines)   # unless it wrote its own C++
+            self.pop(op, explicit)
             return
         elif (op.results and op.results[0] in self.plan.loc) or _reads_tiles(op, self.plan):
             raise self.error(op, f"{name} is not supported by the MTIA backend")
         elif name in self.CORE:
             self.CORE[name](self, op)
         elif scalar_ops.lower(self, op):
-            cpp.scalar_op(self, op)
+            self.listing.scalar_op(op)
         else:
             raise self.error(op, f"{name} on scalars is not supported by the MTIA backend")
         self.apply_pops(op, start)
@@ -215,10 +237,11 @@ class Codegen:
     def return_(self, op: Operation) -> None:
         if op.parent is not self.func.body:
             self.e.emit(riscv.J, target=self.end_label)
+            self.listing.early_return()
 
     def barrier(self, op: Operation) -> None:
         self.e.emit(sync.Fence)
-        self.e.line("mtia::fence();")
+        self.listing.scalar_op(op)
 
     def nothing(self, op: Operation) -> None:
         """tt.assume is a hint; a scalar constant is materialised where it is used; a storage
@@ -234,9 +257,15 @@ class Codegen:
             self.fetch(op.results[0], src.sid, src.dtype)
 
     def fetch(self, v: Value, sid: int, dtype: str) -> None:
+        self.load_slot(v, sid, dtype)
+        self.listing.fetch(v, sid)
+
+    def load_slot(self, v: Value, sid: int, dtype: str) -> None:
+        """Wait for the slot of storage `sid` and load its element into v's register (a f16/bf16
+        element through the f32 slot the SE widens it into)."""
         e = self.e
         widened = self.plan.widen.get(v)
-        if widened is not None:             # f16/bf16: the SE widens the element into an f32 slot first
+        if widened is not None:
             e.emit(se.SeMov, out=Tile(widened, "push", "f32", (1,)), a=Tile(sid, "keep", dtype, (1,)))
             sid, dtype = widened, "f32"
         addr = e.vreg("x")
@@ -248,23 +277,29 @@ class Codegen:
             e.emit(_LOADS[dtype], rd=rd, rs1=addr, imm=0)
         else:
             raise self.error(v.owner, f"reading a {dtype} result into a scalar register is not supported")
-        e.line(f"{cpp.name(self, v)} = cb_read<{dtype}>(cb{sid});   // wait for the engine, then load")
         if widened is not None:
             e.emit(cbi.CbPop, cb=widened)
 
     def apply_pops(self, op: Operation, start: int, render: bool = False) -> None:
         """The last read of each storage dying at `op` pops it; others get an explicit cb.pop.
         With `render`, the op's engine commands go to the C++ listing once their modes are final."""
-        e = self.e
-        explicit = [sid for sid in self.plan.pops.get(op, ()) if not _mark_last_read(e.code, start, sid)]
+        explicit = self.mark_last_reads(op, start)
         if render:
-            cpp.tile_op(self, op, start)
+            self.listing.commands(op, self.e.code[start:])
+        self.pop(op, explicit)
+
+    def mark_last_reads(self, op: Operation, start: int) -> list[int]:
+        """Turn the op's last reads of its dying storages into pops; the storages it read none of."""
+        return [sid for sid in self.plan.pops.get(op, ()) if not _mark_last_read(self.e.code, start, sid)]
+
+    def pop(self, op: Operation, explicit: list[int]) -> None:
+        e = self.e
         for sid in explicit:
             e.emit(cbi.CbPop, cb=sid)
-            e.line(f"cb_pop(cb{sid});")
+            self.listing.cb_pop(sid)
         for sid in self.plan.pop_after.get(op, ()):
             e.emit(cbi.CbPop, cb=sid)
-            e.line(f"cb_pop(cb{sid});   // {self.plan.storages[sid].name} is no longer read")
+            self.listing.cb_pop(sid, f"{self.plan.storages[sid].name} is no longer read")
 
     # ---- control flow -----------------------------------------------------------------------
     def for_(self, op: Operation) -> None:
@@ -280,20 +315,21 @@ class Codegen:
             r = self.def_reg(arg)
             self.copy(r, self.reg(init))
             self.regs[op.results[j]] = r
+        start = len(e.code)
         for sid, init in self.plan.init_copies.get(op, []):
             self.fill_or_copy(sid, init, op, "push")
+        self.listing.commands(op, e.code[start:])
         top, end = e.new_label("for"), e.new_label("endfor")
-        cpp.loop_open(self, op, iv)
+        self.listing.for_open(op)
         e.place(top)
         unsigned = lb.type.is_int_unsigned()
         e.emit(riscv.Bgeu if unsigned else riscv.Bge, rs1=iv, rs2=self.reg(ub), target=end)
-        e.indent += 1
         self.block(body)
         y = body.terminator
         start = len(e.code)
         for sid, v, mode in self.plan.yield_copies.get(y, []):
             self.fill_or_copy(sid, v, y, mode)
-        self.apply_pops(y, start)
+        self.apply_pops(y, start, render=True)
         self.parallel_copy([(self.regs[a], y.values[j]) for j, a in enumerate(body.args[1:]) if j not in carried])
         c = self.const_int(step)
         if c is not None:
@@ -302,8 +338,7 @@ class Codegen:
             e.emit(riscv.Add, rd=iv, rs1=iv, rs2=self.reg(step))
         scalar_ops.canonicalize(self, iv, lb.type)
         e.emit(riscv.J, target=top)
-        e.indent -= 1
-        e.line("}")
+        self.listing.for_close(op)
         e.place(end)
 
     def copy(self, dst: VReg, src: VReg) -> None:
@@ -329,7 +364,6 @@ class Codegen:
 
     def fill_or_copy(self, sid: int, v: Value, op: Operation, mode: str) -> None:
         """Write value v into storage sid (a push or an in-place overwrite)."""
-        st = self.plan.storages[sid]
         dtype = dtype_of(v.type)
         shape = tuple(v.type.shape) or (1,)
         out = Tile(sid, mode, dtype, shape)
@@ -338,7 +372,6 @@ class Codegen:
             self.e.emit(se.SeFill, out=out, value=self.scalar_src(loc.value))
         else:
             self.e.emit(se.SeMov, out=out, a=self.src(v, op))
-        self.e.line(f"cb{sid} <- {cpp.name(self, v)};   // {st.name}")
 
     def if_(self, op: Operation) -> None:
         e = self.e
@@ -346,29 +379,22 @@ class Codegen:
         outs = [self.def_reg(r) if not r.type.is_block() else None for r in op.results]
         else_l, end = e.new_label("else"), e.new_label("endif")
         e.emit(riscv.Beq, rs1=cond, rs2=self.zero(), target=else_l)
-        cpp.if_open(self, op)
+        self.listing.if_open(op)
         for k, region in enumerate(op.regions):
             if k == 1:
                 e.emit(riscv.J, target=end)
                 e.place(else_l)
-                e.indent -= 1
-                e.line("} else {")
-                e.indent += 1
             self.block(region.block)
             y = region.block.terminator
             start = len(e.code)
             for sid, v, mode in self.plan.yield_copies.get(y, []):
                 self.fill_or_copy(sid, v, y, mode)
-            self.apply_pops(y, start)
+            self.apply_pops(y, start, render=True)
             for r, v in zip(outs, y.operands):
                 if r is not None:
                     self.copy(r, self.reg(v))
-        if len(op.regions) == 1:
-            e.emit(riscv.J, target=end)
-            e.place(else_l)
+            self.listing.if_branch_end(op, k)
         e.place(end)
-        e.indent -= 1
-        e.line("}")
 
     def while_(self, op: Operation) -> None:
         e = self.e
@@ -377,11 +403,12 @@ class Codegen:
         for j, (init, arg) in enumerate(zip(op.operands, before.args)):
             if j not in carried:
                 self.copy(self.def_reg(arg), self.reg(init))
+        start = len(e.code)
         for sid, init in self.plan.init_copies.get(op, []):
             self.fill_or_copy(sid, init, op, "push")
+        self.listing.commands(op, e.code[start:])
         top, end = e.new_label("while"), e.new_label("endwhile")
-        e.line("while (true) {")
-        e.indent += 1
+        self.listing.while_open(op)
         e.place(top)
         self.block(before)
         cond = before.terminator
@@ -392,18 +419,17 @@ class Codegen:
             self.copy(r, self.reg(v))
             self.regs[res] = r
         e.emit(riscv.Beq, rs1=self.reg(cond.cond), rs2=self.zero(), target=end)
-        e.line(f"if (!{cpp.name(self, cond.cond)}) break;")
+        self.listing.while_test(op)
         self.block(after)
         y = after.terminator
         start = len(e.code)
         for sid, v, mode in self.plan.yield_copies.get(y, []):
             self.fill_or_copy(sid, v, y, mode)
-        self.apply_pops(y, start)
+        self.apply_pops(y, start, render=True)
         self.parallel_copy([(self.regs[a], v) for j, (a, v) in enumerate(zip(before.args, y.operands))
                             if j not in carried])
         e.emit(riscv.J, target=top)
-        e.indent -= 1
-        e.line("}")
+        self.listing.while_close(op)
         e.place(end)
 
     # ---- scalar memory and printing ---------------------------------------------------------
@@ -423,7 +449,7 @@ class Codegen:
         if op in self.plan.temps:           # f16/bf16: a one-element DMA, then the SE widens it into an f32 slot
             (sid,) = self.plan.temps[op]
             e.emit(dma.DmaIn, dst=Tile(sid, "push", dt, (1,)), base=self.reg(ptr), strides=(1,), unaligned=1)
-            self.fetch(op.result, sid, dt)
+            self.load_slot(op.result, sid, dt)          # (the listings show the load itself)
             e.emit(cbi.CbPop, cb=sid)
         elif dt in ("f32", "f64"):
             e.emit(riscv.Flw if dt == "f32" else riscv.Fld, fd=rd, rs1=self.reg(ptr), imm=0)
@@ -435,7 +461,7 @@ class Codegen:
             raise self.error(op, f"a scalar load of {dt} is not supported by the control core (load a block)")
         if skip:
             e.place(skip)
-        cpp.scalar_op(self, op)
+        self.listing.scalar_op(op)
 
     def scalar_store(self, op: Operation) -> None:
         e = self.e
@@ -457,16 +483,15 @@ class Codegen:
             raise self.error(op, f"a scalar store of {dt} is not supported by the control core (store a block)")
         if skip:
             e.place(skip)
-        cpp.scalar_op(self, op)
+        self.listing.scalar_op(op)
 
     def assert_(self, op: Operation) -> None:
         """A scalar condition (the RE reduces a block one first: re_ops)."""
         self.device_assert(op, self.reg(op.cond))
+        self.listing.device_assert(op, None)
 
     def device_assert(self, op: Operation, flag: VReg) -> None:
-        msg = str(op.attrs.get("message", "assertion failed"))
-        self.e.emit(sync.DbgAssert, rs1=flag, msg=msg)
-        self.e.line(f'device_assert({cpp.name(self, op.cond)}, "{msg}");')
+        self.e.emit(sync.DbgAssert, rs1=flag, msg=str(op.attrs.get("message", "assertion failed")))
 
     def print_(self, op: Operation) -> None:
         prefix = op.attrs.get("prefix", "")
@@ -475,7 +500,7 @@ class Codegen:
                 continue
             r = self.reg(v)
             self.e.emit(sync.DbgPrint, fmt=str(prefix), rs1=r, kind=r.cls)
-        self.e.line(f'device_print("{prefix}", ...);')
+        self.listing.scalar_op(op)
 
 
 Codegen.STRUCTURE = {Op.FOR: Codegen.for_, Op.IF: Codegen.if_, Op.WHILE: Codegen.while_, Op.RETURN: Codegen.return_}

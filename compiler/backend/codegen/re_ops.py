@@ -11,7 +11,6 @@ from isa.types import Tile
 from ...ir import Op
 from ..plan import Uniform
 from ..re_combine import RE_SCANS, re_combine
-from . import cpp
 
 
 def _reduce(g, op) -> None:
@@ -95,8 +94,7 @@ def _re_reduce(g, op) -> None:
     e.emit(riscv.Addi, rd=i, rs1=i, imm=1)
     e.emit(riscv.J, target=loop)
     e.place(done)
-    e.line(f"{cpp.name(g, op.results[0])} = re_reduce_{op.attrs.get('op', 'sum')}(cb{loc.sid});"
-           f"   // chain over the reduction network, then broadcast")
+    g.listing.re_reduce(op, loc.sid, partial, total)
 
 
 def _assert(g, op) -> None:
@@ -107,12 +105,14 @@ def _assert(g, op) -> None:
     n = 1
     for d in loc.shape:
         n *= d
-    e.emit(rei.ReReduce, out=Tile(sid, "push", "i1", (1,)), a=Tile(loc.sid, "keep", "i1", (n,)), op="and", axis=0)
+    g.listing.commands(op, [e.emit(rei.ReReduce, out=Tile(sid, "push", "i1", (1,)), a=Tile(loc.sid, "keep", "i1", (n,)),
+                               op="and", axis=0)])
     addr, flag = e.vreg("x"), e.vreg("x")
     e.emit(cbi.CbWait, rd=addr, cb=sid)
     e.emit(riscv.Lbu, rd=flag, rs1=addr, imm=0)
     e.emit(cbi.CbPop, cb=sid)
     g.device_assert(op, flag)
+    g.listing.device_assert(op, sid)
 
 
 LOWER = {Op.REDUCE: _reduce, Op.SCAN: _scan, Op.HISTOGRAM: _histogram, Op.RE_REDUCE: _re_reduce,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from isa import cb as cbi
 from isa import scalar as riscv
 from isa import vector
-from isa.types import itemsize
+from isa.types import Tile, itemsize
 
 from ...ir import Op
 from ...ir.core import Operation
@@ -74,8 +74,13 @@ def lower(g, op: Operation) -> None:
     e.emit(riscv.Sub, rd=left, rs1=left, rs2=vl)
     e.emit(riscv.Bne, rs1=left, rs2=g.zero(), target=loop)
     e.emit(cbi.CbPush, cb=out.sid)
-    e.line(f"{out.dtype}* o = cb_reserve(cb{out.sid}); for (i = 0; i < {n}; i += vl) {{ /* RVV {vv.mnemonic} */ }}"
-           f" cb_push(cb{out.sid});   (line {op.loc.line if op.loc else '?'})")
+    sources = []                                            # for the C++ listing: tiles and scalars
+    for x in op.operands:
+        loc = g.plan.loc.get(x)
+        sources.append(Tile(loc.sid, "keep", loc.dtype, loc.shape) if isinstance(loc, TileLoc) else
+                       loc.value if isinstance(loc, Uniform) else x)
+    both = all(isinstance(s, Tile) for s in sources)
+    g.listing.rvv_loop(op, (vv if both else vx).mnemonic, Tile(out.sid, "push", out.dtype, out.shape), sources)
 
 
 def _scalar_reg(g, value):
