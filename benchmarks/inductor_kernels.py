@@ -16,7 +16,7 @@ import re
 
 import compiler.inductor as ci
 from compiler.inductor.examples import MODELS
-from compiler.runtime import jit
+from compiler.runtime.jit import LAUNCH_OBSERVERS
 
 TARGET = 0.80
 # realistic sizes: 8192 rows (tokens for the decoder: 32 sequences of 256)
@@ -37,12 +37,12 @@ def run_model(name: str, sizes: dict) -> None:
 
     def observe(compiled, grid, record):
         compiled_of[id(record.report)] = compiled
-    jit.LAUNCH_OBSERVERS.append(observe)
+    LAUNCH_OBSERVERS.append(observe)
     try:
         model, inputs = MODELS[name](**sizes)
         _, report = ci.simulate(model, *inputs)
     finally:
-        jit.LAUNCH_OBSERVERS.remove(observe)
+        LAUNCH_OBSERVERS.remove(observe)
     print(f"\n{name} {sizes}: {report.cycles:,} cycles = {report.seconds * 1e6:.1f} us, {len(report.kernels)} kernels, "
           f"coverage {report.coverage:.1%}, host {report.wall_seconds:.0f} s")
     head = (f"{'kernel':<52} {'kind':<20} {'blocks':<22} {'grid':>6} {'DRAM MB':>8} {'cycles':>9} {'roofline':>8} "

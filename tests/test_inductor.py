@@ -35,6 +35,22 @@ def test_model_matches_eager_with_every_op_simulated(name):
     print(f"{name}: simulated in {report.wall_seconds:.1f} s")
 
 
+def test_a_convolution_with_bias_runs_as_a_template_and_keeps_its_bias():
+    # Inductor's Triton convolution templates take no bias; on a CPU tensor its lowering keeps the bias
+    # in the convolution (for the host's mkldnn), so a template would drop it unless it is added apart
+    torch.manual_seed(8)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU()).eval()
+    with torch.no_grad():
+        model[0].bias.add_(1.5)                         # a bias large enough that leaving it out shows
+    x = torch.randn(2, 3, 8, 8)
+    out, report = ci.simulate(model, x)
+    with torch.no_grad():
+        torch.testing.assert_close(out, model(x), rtol=1e-4, atol=1e-5)
+    assert not report.not_simulated, report.table()
+    assert any(k.kind == "template" and any("convolution" in op for op in k.aten_ops) for k in report.kernels), \
+        report.table()
+
+
 def test_second_run_hits_every_cache():
     model, inputs = MODELS["mlp"](rows=24, seed=1)
     _, first = ci.simulate(model, *inputs)
@@ -171,8 +187,8 @@ def _double_launcher():
 
 def test_block_sizes_are_the_fastest_candidate_on_the_simulator_and_remembered(tmp_path, monkeypatch):
     monkeypatch.setenv("MTIASIM_INDUCTOR_CACHE", str(tmp_path))
-    monkeypatch.setattr(blocks, "choose", lambda *a: {"XBLOCK": 16})    # a poor first guess: 625 programs
-    x, out = torch.randn(10000), torch.full((10000,), float("nan"))
+    monkeypatch.setattr(blocks, "choose", lambda *a: {"XBLOCK": 16})    # a poor first guess: 250 programs
+    x, out = torch.randn(4000), torch.full((4000,), float("nan"))
     launcher = _double_launcher()
     launcher.launch((x, out, x.numel()), numerics=True)
     torch.testing.assert_close(out, x * 2)

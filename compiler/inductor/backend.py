@@ -19,6 +19,7 @@ INDUCTOR_OPTIONS = {
     "cpu_backend": "triton",                  # Triton kernels for CPU tensors, not C++
     "max_autotune_gemm": True,                # mm/bmm/addmm as Triton templates ...
     "max_autotune_gemm_backends": "TRITON",   # ... and never ATen's host matmul
+    "max_autotune_conv_backends": "TRITON",   # convolutions as Triton templates, never ATen's host one
     "benchmark_epilogue_fusion": False,       # epilogues fuse into templates without benchmarking GPU code
     "compile_threads": 1,                     # kernels load in this process, where our hooks are
     "fx_graph_cache": False,                  # a cached graph from another backend or config must not be reused

@@ -42,9 +42,19 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     return out, bag, counts.to(indices.dtype), max_indices
 
 
+def convolution_bias_apart(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """aten.convolution with its bias added after it, as Inductor's lowering does for every device but
+    the CPU (its Triton convolution templates take no bias: on a CPU tensor they would drop it)."""
+    if bias is None:
+        return NotImplemented            # Inductor's own lowering (its templates)
+    out = aten.convolution(x, weight, None, stride, padding, dilation, transposed, output_padding, groups)
+    return out + bias.view(-1, *[1] * (out.dim() - 2))
+
+
 def decomposition_table() -> dict:
     table = dict(select_decomp_table())
     table.update(get_decompositions(_FROM_TORCH))
     table[aten._embedding_bag.default] = embedding_bag
     table[aten._embedding_bag_forward_only.default] = embedding_bag
+    table[aten.convolution.default] = convolution_bias_apart
     return table

@@ -43,7 +43,9 @@ def check_torch_version() -> None:
 def swap_header(source: str, kernel_name: str) -> str:
     """The generated module `source` with its triton imports pointing at our compiler."""
     lines = source.split("\n")
-    start = 1 if lines and lines[0] == "" else 0
+    start = 0
+    while start < len(lines) and lines[start] == "":      # templates (the convolution one) start with blank lines
+        start += 1
     theirs = [t for t, _ in _IMPORTS]
     if lines[start:start + len(theirs)] != theirs:
         got = "\n".join(lines[start:start + len(theirs)])
