@@ -10,7 +10,7 @@ import compiler as triton
 import compiler.inductor as ci
 import compiler.language as tl
 from compiler.errors import CompilationError
-from compiler.inductor import blocks, header, launchers
+from compiler.inductor import blocks, header, launchers, tuning
 from compiler.inductor.examples import MODELS
 
 # the ops that must never be left to the host
@@ -206,3 +206,12 @@ def test_block_sizes_are_the_fastest_candidate_on_the_simulator_and_remembered(t
     again = _double_launcher()
     again.launch((x, out, x.numel()), numerics=True)
     assert list(again.configs.values()) == [chosen]
+
+
+def test_block_sizes_of_a_kernel_named_past_a_file_names_length_are_remembered(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTIASIM_INDUCTOR_CACHE", str(tmp_path))
+    name = "triton_poi_fused_" + "_".join(["unsafe_view_add_arange_cat_clone"] * 10)      # 340 characters
+    module = f"mtiasim_inductor_{name}_6c44708e"
+    tuning.store(module, name, "shapes", {"XBLOCK": 64})
+    assert tuning.load(module, name, "shapes") == {"XBLOCK": 64}
+    assert tuning.load(module + "0", name, "shapes") is None          # another module: another table

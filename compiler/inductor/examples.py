@@ -43,13 +43,15 @@ class DLRM(nn.Module):
         self.bottom = nn.Sequential(nn.Linear(dense, 32), nn.ReLU(), nn.Linear(32, dim), nn.ReLU())
         f = len(tables) + 1
         self.top = nn.Sequential(nn.Linear(dim + f * (f - 1) // 2, 32), nn.ReLU(), nn.Linear(32, 1))
+        li, lj = torch.tril_indices(f, f, -1)          # the feature pairs, made once (not a kernel per run)
+        self.register_buffer("li", li, persistent=False)
+        self.register_buffer("lj", lj, persistent=False)
 
     def forward(self, dense, indices, offsets):
         x = self.bottom(dense)
         feats = torch.stack([x] + [e(i, o) for e, i, o in zip(self.emb, indices, offsets)], 1)
         z = torch.bmm(feats, feats.transpose(1, 2))                   # pairwise dot interaction
-        li, lj = torch.tril_indices(feats.shape[1], feats.shape[1], -1)
-        return torch.sigmoid(self.top(torch.cat([x, z[:, li, lj]], 1)))
+        return torch.sigmoid(self.top(torch.cat([x, z[:, self.li, self.lj]], 1)))
 
 
 def make_mlp(rows=16, seed=0):

@@ -21,9 +21,12 @@ def config_id(cfg) -> str:
 
 
 def _path(module: str, kernel: str) -> str:
+    """The table of one kernel: named by the start of the kernel's name (Inductor's fused names run past
+    a file name's 255 bytes) and the hash of its module and name."""
     folder = os.path.join(cache_dir(), "blocks")
     os.makedirs(folder, exist_ok=True)
-    return os.path.join(folder, f"{module}.{kernel}.json")
+    digest = hashlib.sha256(f"{module}.{kernel}".encode()).hexdigest()[:20]
+    return os.path.join(folder, f"{kernel[:100]}_{digest}.json")
 
 
 def _read(path: str) -> dict:
