@@ -25,6 +25,10 @@ INDUCTOR_OPTIONS = {
     "fx_graph_cache": False,                  # a cached graph from another backend or config must not be reused
     "autotune_local_cache": False,            # template timings depend on the simulated hardware config
     "pattern_matcher": False,
+    # point-wise kernels over strided layouts (a slice of a cat buffer, a transpose) as [YBLOCK, XBLOCK] tiles
+    # with one arange per axis, not one flat index split by % and //: their loads and stores become DMA
+    # boxes, not gathers (a relu into every 64th row's 16 columns: 72% -> 82% of its DRAM roofline)
+    "triton.prefer_nd_tiling": True,
 }
 
 
