@@ -24,6 +24,10 @@ class BackendOptions:
     """A widening cast (f16/bf16 -> f32, i8/i16/i32 -> float) read only by SE arithmetic is no
     command: the SE reads the narrow tile and converts it as it computes (the same numbers); off:
     an SE copy writes the widened tile first."""
+    rotate_carried: bool = True
+    """A loop-carried tile each iteration makes afresh (computed one iteration ahead, as a software-
+    pipelined loop does) rotates through two slots of its buffer; off: it is copied into the carried
+    slot at the end of every iteration (an SE move of the whole tile)."""
 
     @staticmethod
     def names() -> tuple[str, ...]:

@@ -6,7 +6,8 @@ on IR text):
 
 - each storage (one circular buffer) is declared at the top of the function:
       mtia.cb {id = 0, name = "acc", bytes = 16384, producer = "se", depth = 1, line = 12}
-  (`depth`: loops around its definition; allocate-ls adds `slots` and `base`);
+  (`depth`: loops around its definition; `min_slots = 2` on a loop's rotating carried tile;
+  allocate-ls adds `slots` and `base`);
 - an op whose results live in storages lists their tiles, one entry per result (none: no tile):
       tiles = [{cb = 0, dtype = "f32", shape = [64, 64]}]      (a transposed view adds trans = true)
 - `inplace = true`: the op overwrites its result's storage instead of pushing a slot;

@@ -5,9 +5,10 @@ fills inside a loop want `num_stages` slots, the launch's or the loop's own (`tl
 num_stages=n)`, the declaration's `stages`), so that loads run up to n - 1 iterations ahead of
 their consumer; `num_stages=1` gives one slot, the loop unpipelined (each load waits until the
 previous tile is consumed), as Triton's num_stages=1 is. The others want two (so the next
-iteration, or the next program on the PE, can start while this one drains). When the local store cannot hold that, the deepest wishes shrink first, down to
-one slot each; if even one slot each does not fit, compilation stops naming the buffers, their
-sizes and their lines. Each declaration gets its slot size rounded up (`bytes`), `slots` and `base`.
+iteration, or the next program on the PE, can start while this one drains). When the local store
+cannot hold that, the deepest wishes shrink first, down to one slot each (a declaration's
+`min_slots`: two for a loop's rotating carried tile, which holds the old value and the new); if even
+that does not fit, compilation stops naming the buffers, their sizes and their lines. Each declaration gets its slot size rounded up (`bytes`), `slots` and `base`.
 """
 from __future__ import annotations
 
@@ -41,10 +42,10 @@ class AllocateLocalStore:
             for cb in cbs:
                 cb["bytes"] = _align(cb["bytes"])
                 ahead = cb["producer"] in RUNS_AHEAD and cb["depth"] > 0
-                cb["slots"] = max(1, cb.get("stages", self.num_stages)) if ahead else 2
+                cb["slots"] = max(max(1, cb.get("stages", self.num_stages)) if ahead else 2, cb.get("min_slots", 1))
             total = sum(cb["slots"] * cb["bytes"] for cb in cbs)
             while total > budget:
-                cands = [cb for cb in cbs if cb["slots"] > 1]
+                cands = [cb for cb in cbs if cb["slots"] > cb.get("min_slots", 1)]
                 if not cands:
                     break
                 # shrink the storage whose extra slots cost most, outside loops first
@@ -62,11 +63,13 @@ class AllocateLocalStore:
 
 def _too_big(func, decls, budget: int, config: str):
     biggest = sorted(decls, key=lambda d: -d.attrs["bytes"])
-    need = sum(d.attrs["bytes"] for d in decls)
+    need = sum(d.attrs["bytes"] * d.attrs.get("min_slots", 1) for d in decls)
     rows = ", ".join(_row(d.attrs) for d in biggest[:6])
     more = f" and {len(decls) - 6} more" if len(decls) > 6 else ""
     anchor = biggest[0] if biggest else func
-    return error_at(anchor, f"the kernel's tiles need {need} bytes of local store with one slot each, but "
+    slots = "one slot each" + ("" if all("min_slots" not in d.attrs for d in decls) else
+                               " (two for a rotating loop-carried tile)")
+    return error_at(anchor, f"the kernel's tiles need {need} bytes of local store with {slots}, but "
                             f"{config} has {budget} bytes for them: {rows}{more}. Use smaller block sizes.",
                     cls=OutOfResources, required=need, limit=budget)
 

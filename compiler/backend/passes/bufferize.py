@@ -7,7 +7,11 @@ following the `engine` map-engines gave its op:
   transposed for the DPE); a "uniform" block has no storage (its readers take the scalar), and a
   constant or splat the SE fills has one;
 - an element-wise op whose input dies there writes its result in place over that input (`acc`),
-  which is also how loop-carried accumulators stay in one slot across iterations.
+  which is also how loop-carried accumulators stay in one slot across iterations;
+- a for loop's carried block that each iteration makes afresh and only yields (a block computed one
+  iteration ahead: software pipelining) rotates through two slots of its storage: the new value is
+  pushed into the next slot and the old one popped by its last reader in the body, so no copy is
+  made at the yield (`min_slots = 2` on its declaration).
 Each storage is popped by its last reader in the block that defines it, or by a `cb.pop` after
 the loop or `if` that reads it last. The plan is written into the IR (`plan.py` says how: storage
 declarations, tiles, in-place marks, pops), where allocate-ls and codegen read it.
@@ -41,17 +45,20 @@ class Buffer(Storage):
     defined_by: Operation | None = None
     values: list = field(default_factory=list)
     temp: bool = False              # a scratch slot one op pushes and pops itself
+    min_slots: int = 1              # a rotating carried storage needs two: the old value and the new
 
 
 @dataclass(frozen=True)
 class Bufferize:
+    rotate: bool = True             # rotate carried tiles made afresh each iteration (else copy them)
     name: str = "bufferize"
 
     def run(self, module) -> None:
         for func in module.functions:
             plan = Plan()
-            _Planner(plan).block(func.body, 0)
-            _deaths(plan)
+            planner = _Planner(plan, self.rotate)
+            planner.block(func.body, 0)
+            _deaths(plan, planner.rotations)
             _write(func, plan)
 
 
@@ -62,6 +69,8 @@ def _write(func: Operation, plan: Plan) -> None:
         attrs = {"id": st.id, "name": st.name, "bytes": st.nbytes, "producer": st.producer, "depth": st.loop_depth}
         if st.line is not None:
             attrs["line"] = st.line
+        if st.min_slots > 1:
+            attrs["min_slots"] = st.min_slots
         stages = _loop_stages(st.home)
         if stages is not None:
             attrs["stages"] = stages
@@ -106,12 +115,24 @@ def _tile_attr(loc) -> dict | None:
 
 
 class _Planner:
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, rotate: bool = True):
         self.plan = plan
+        self.rotate_carried = rotate
+        self.rotating: dict = {}        # a loop's yielded value -> (body, sid of the carried storage it rotates into)
+        self.rotated: set = set()       # values living in a rotating storage's next slot
+        self.rotations: list = []       # (loop body, sid, the value pushed each iteration)
 
     # ---- storages ---------------------------------------------------------------------------
     def new_storage(self, v: Value, home: Block, depth: int, producer: str) -> TileLoc:
         dtype, shape = dtype_of(v.type), tile_shape(v.type)
+        if v in self.rotating:                  # pushed into the next slot of the loop's carried storage
+            body, sid = self.rotating.pop(v)
+            loc = TileLoc(sid, dtype, shape)
+            self.map(v, loc)
+            self.rotated.add(v)
+            self.plan.storages[sid].min_slots = 2
+            self.rotations.append((body, sid, v))
+            return loc
         op = v.owner if isinstance(v.owner, Operation) else None
         st = Buffer(len(self.plan.storages), v.name_hint or _default_name(op), nbytes(dtype, shape), producer, depth,
                     op.loc.line if op is not None and op.loc else None, home=home, defined_by=op)
@@ -267,6 +288,8 @@ class _Planner:
         idx = blk.ops.index(op)
         direct = False
         for v in self.plan.storages[sid].values:
+            if v in self.rotated:
+                continue                    # it lives in the storage's other slot
             local = _defined_in(self.viewed(v, sid), blk)
             for u in v.uses:
                 if u.op is op:
@@ -295,9 +318,25 @@ class _Planner:
     def loop(self, op: Operation, blk: Block, depth: int) -> None:
         body = op.body
         carried = self.carry(op, op.inits, body.args[1:], blk, depth)
+        if self.rotate_carried:
+            self.rotate(body, carried)
         self.block(body, depth + 1)
         for j, sid in carried.items():
             self.map(op.results[j], TileLoc(sid, dtype_of(op.results[j].type), tile_shape(op.results[j].type)))
+
+    def rotate(self, body: Block, carried: dict) -> None:
+        """Carried blocks a for loop can rotate (see the module docstring): the yielded value is
+        made by an op of the body that writes a fresh tile and is read by nothing else, and the old
+        value is read in the body but not yielded. Whether the op writes a fresh tile is known when
+        the walk reaches it (`new_storage`)."""
+        y = body.terminator
+        for j, sid in carried.items():
+            v, arg = y.values[j], body.args[1 + j]
+            owner = v.owner
+            if isinstance(owner, Operation) and owner.parent is body and len(v.uses) == 1 and arg.uses and \
+                    tile_shape(v.type) == tile_shape(arg.type) and dtype_of(v.type) == dtype_of(arg.type) and \
+                    v not in y.values[:j] + y.values[j + 1:] and all(u.op is not y for u in arg.uses):
+                self.rotating[v] = (body, sid)
 
     def carry(self, op: Operation, inits, args, blk: Block, depth: int) -> dict:
         """Storages for a loop's block-typed carried values (the init's own when it dies there)."""
@@ -392,34 +431,41 @@ def _tile_reader(u) -> bool:
     return not (wants_register(v) and not reads_tiles(u.op) and u.op.name not in (Op.FOR, Op.IF, Op.WHILE, Op.YIELD))
 
 
-def _deaths(plan: Plan) -> None:
-    """Where each storage is popped: by its last reader in its home block, or after that op."""
+def _deaths(plan: Plan, rotations) -> None:
+    """Where each storage is popped: by its last reader in its home block, or after that op; a
+    rotating storage also by the last reader of its old value in the loop body, each iteration."""
+    for body, sid, new in rotations:
+        old = [v for v in plan.storages[sid].values if v is not new and _defined_in(v, body)]
+        _pop_at_last_read(plan, sid, old, body, new.owner)
     for st in plan.storages:
-        if st.temp:
-            continue
-        blk = st.home
-        last, last_i, direct = None, -1, False
-        for v in st.values:
-            for u in v.uses:
-                if not _tile_reader(u):
-                    continue
-                a = _ancestor_in(u.op, blk)
-                if a is None:
-                    continue
-                i = blk.ops.index(a)
-                if i > last_i:
-                    last, last_i, direct = a, i, a is u.op
-                elif i == last_i and a is u.op:
-                    direct = True
-        if last is None:                                  # never read: pop right after it is made
-            anchor = st.defined_by
-            if anchor is not None and anchor.parent is not blk:
-                anchor = _ancestor_in(anchor, blk)
-            if anchor is None:
+        if not st.temp:
+            _pop_at_last_read(plan, st.id, st.values, st.home, st.defined_by)
+
+
+def _pop_at_last_read(plan: Plan, sid: int, values, blk: Block, made_by: Operation | None) -> None:
+    """Pop storage `sid` at the last op of `blk` that reads one of `values` (or after it, when the
+    read is inside it or it updates the storage in place); never read: right after `made_by`."""
+    last, last_i, direct = None, -1, False
+    for v in values:
+        for u in v.uses:
+            if not _tile_reader(u):
                 continue
-            plan.pop_after.setdefault(anchor, []).append(st.id)
-            continue
-        if direct and last.name not in (Op.FOR, Op.IF, Op.WHILE) and plan.inplace.get(last) != st.id:
-            plan.pops.setdefault(last, []).append(st.id)
-        else:
-            plan.pop_after.setdefault(last, []).append(st.id)
+            a = _ancestor_in(u.op, blk)
+            if a is None:
+                continue
+            i = blk.ops.index(a)
+            if i > last_i:
+                last, last_i, direct = a, i, a is u.op
+            elif i == last_i and a is u.op:
+                direct = True
+    if last is None:                                  # never read: pop right after it is made
+        anchor = made_by
+        if anchor is not None and anchor.parent is not blk:
+            anchor = _ancestor_in(anchor, blk)
+        if anchor is not None:
+            plan.pop_after.setdefault(anchor, []).append(sid)
+        return
+    if direct and last.name not in (Op.FOR, Op.IF, Op.WHILE) and plan.inplace.get(last) != sid:
+        plan.pops.setdefault(last, []).append(sid)
+    else:
+        plan.pop_after.setdefault(last, []).append(sid)
