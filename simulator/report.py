@@ -8,7 +8,9 @@ never beat it; `fraction` is floor / actual, and `bound` names the roof that set
 The compulsory floor judges the traffic itself: the bytes the kernel's arguments must move at least
 once (each array read counts its size, each array written its size again) at DRAM (arrays in DRAM)
 and SRAM (all of them) bandwidth. A kernel that moves 7x those bytes shows it here, however well it
-uses the bandwidth it spends. (It can be beaten: a warm LLC, or outputs the LLC still holds dirty.)
+uses the bandwidth it spends. A write-back LLC may still hold up to its size of the outputs when the
+run ends, so only written bytes past that size must reach DRAM; only a warm LLC (an earlier run on
+the same machine) can then beat the floor.
 """
 from __future__ import annotations
 
@@ -268,9 +270,9 @@ def build_report(machine, program, wall: float) -> Report:
 
 def compulsory(machine, compute_floor: float, dram_moved: float, sram_moved: float) -> Compulsory:
     """The floor of the bytes the arguments must move: every array argument the run read counts its
-    size once, every one it wrote once more."""
+    size once, every one it wrote once more (at DRAM: less what a write-back LLC can keep dirty)."""
     cfg, ms = machine.cfg, machine.memsys
-    dram_b = sram_b = 0.0
+    dram_read = dram_written = sram_b = 0.0
     seen = set()
     for addr in getattr(machine, "arg_addrs", ()):
         a = machine.gmem.find(addr)
@@ -278,10 +280,12 @@ def compulsory(machine, compute_floor: float, dram_moved: float, sram_moved: flo
             continue
         seen.add(a.base)
         how = ms.touched.get(a.base, 0)
-        n = a.data.size * ((how & 1) + (how >> 1))
-        sram_b += n
+        read, written = a.data.size * (how & 1), a.data.size * (how >> 1)
+        sram_b += read + written
         if a.region == "dram":
-            dram_b += n
+            dram_read, dram_written = dram_read + read, dram_written + written
+    kept = cfg.sram.llc_mib * 2**20 if ms.write_back else 0       # outputs the LLC may hold when the run ends
+    dram_b = dram_read + max(0.0, dram_written - kept)
     floors = {"compute": compute_floor, "dram": dram_b / (cfg.dram.bandwidth_gbps * 1e9),
               "sram": sram_b / (cfg.sram.gbps * 1e9)}
     return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, floors=floors, floor_seconds=max(floors.values()),
