@@ -40,6 +40,7 @@ class Case:
 
 def cases(quick: bool) -> list[Case]:
     g = 1024 if quick else 2048
+    att = (8, 2048, 128) if quick else (32, 4096, 128)          # heads, seq_len, head_dim
     return [
         Case("matmul_tutorial", (g, g, g), "peak", {"sram_resident": True}, "matmul_tutorial (% M, 128x128x64)"),
         Case("matmul", (g, g, g), "peak", {"sram_resident": True}, "matmul (library)"),
@@ -51,6 +52,9 @@ def cases(quick: bool) -> list[Case]:
              "matmul (library, 128x128x64)"),
         Case("matmul", (256, 256, 256), "peak", {}, "matmul 256^3"),
         Case("row_sum", (64, 32768), "dram", {"BLOCK": 128}, "row_sum (512 B chunks)", stages=(1, 2)),
+        Case("attention", att, "peak", {}, "attention (flash, non-causal)"),
+        Case("attention_causal", att, "peak", {}, "attention causal (zigzag)"),
+        Case("attention_causal", att, "peak", {"pe_mapping": "linear"}, "attention causal (linear)"),
     ]
 
 
@@ -138,6 +142,10 @@ def comparisons(quick: bool, rows: list[dict]) -> list[str]:
     if i8 and lib:
         out.append(f"INT8 GEMM {i8['shape']} (dynamic quantisation counted) vs FP16 library matmul: "
                    f"{lib['cycles'] / i8['cycles']:.2f}x faster")
+    zig, lin = by.get("attention causal (zigzag)"), by.get("attention causal (linear)")
+    if zig and lin:
+        out.append(f"causal attention {zig['shape']}: the zigzag PE mapping {lin['cycles'] / zig['cycles']:.2f}x "
+                   f"faster than linear")
     for r in rows:           # num_stages alternatives: cycles and fraction at each depth
         ratio = {int(k.split("=")[1]): v for k, v in r["ablations"].items() if k.startswith("num_stages=")}
         if ratio:

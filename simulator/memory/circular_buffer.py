@@ -20,11 +20,13 @@ import simpy
 
 from isa.program import CBDecl
 
+from ..signal import Signal
+
 
 @dataclass(slots=True)
 class Version:
     """The newest write of a slot: the event readers wait for, and the engine that makes it."""
-    event: simpy.Event
+    event: Signal
     engine: object | None           # the engine whose completion fires it (None until claimed)
     readers: list                   # (completion event, engine) of the commands that read this version
 
@@ -60,10 +62,10 @@ class CircularBuffer:
     def version(self, slot: int) -> Version:
         v = self.versions.get(slot)
         if v is None:
-            v = self.versions[slot] = Version(self.env.event(), None, [])
+            v = self.versions[slot] = Version(Signal(self.env), None, [])
         return v
 
-    def claim_write(self, slot: int, engine) -> simpy.Event:
+    def claim_write(self, slot: int, engine) -> Signal:
         """A push to `slot` is issued: the event its completion fires."""
         v = self.version(slot)
         if v.engine is not None:
@@ -74,15 +76,15 @@ class CircularBuffer:
     def new_version(self, slot: int, engine) -> tuple[Version, Version]:
         """An in-place update of `slot` is issued: (the version it reads, the version it makes)."""
         old = self.version(slot)
-        new = Version(self.env.event(), engine, [])
+        new = Version(Signal(self.env), engine, [])
         self.versions[slot] = new
         return old, new
 
-    def released(self, slot: int) -> simpy.Event:
+    def released(self, slot: int) -> Signal:
         """The event that fires when `slot` is free again (popped and read by everyone)."""
         entry = self._released.get(slot)
         if entry is None:
-            ev = self.env.event()
+            ev = Signal(self.env)
             self._released[slot] = [ev, False]
             return ev
         # the second party to ask (producer or popper) removes the entry
@@ -110,7 +112,7 @@ class CircularBuffer:
         for e in pending:
             e.callbacks.append(one_done)
 
-    def _release(self, rel: simpy.Event, slot: int) -> None:
+    def _release(self, rel: Signal, slot: int) -> None:
         self.popped_done += 1
         if self.written_mask is not None:      # a freed slot holds no data until it is written again
             a = self.address(slot)

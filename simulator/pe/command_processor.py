@@ -5,59 +5,40 @@ tile operand to a CB slot and its local-store address, moves the CB pointers, an
 events the command must wait for (its inputs written, its outputs' slots released, in-place targets
 no longer being read). The engine that runs the command waits for those events; the CP never
 blocks on timing except when an engine's queue is full.
+
+What an instruction's operands are (which fields are literals, which registers to read, which CB
+each tile names and its size) does not change between issues, so `IssuePlan` works it out once per
+instruction and PE when the program is loaded; issuing a command then only reads registers and
+moves CB pointers.
 """
 from __future__ import annotations
-
-import simpy
 
 from isa import fields as K
 from isa.instruction import Instr
 from isa.types import F, Tile, X
 
 from ..errors import ProgramError, SanitizerError
+from ..signal import Signal
 
 # how each field of an instruction is read at issue time
-LITERAL, XREG, REF, LIST, TILE = range(5)
-_PLANS: dict[type, tuple] = {}
-
-
-def plan(cls: type[Instr]) -> tuple:
-    p = _PLANS.get(cls)
-    if p is None:
-        out = []
-        for name, kind, _ in cls.fields:
-            if issubclass(kind, K.TileKind):
-                code = TILE
-            elif issubclass(kind, K.Src):
-                code = REF          # a tile or a scalar: decided per value
-            elif kind in (K.XReg,):
-                code = XREG
-            elif issubclass(kind, (K.XOrImm, K.FOrImm)):
-                code = REF
-            elif issubclass(kind, K.XList):
-                code = LIST
-            else:
-                code = LITERAL
-            out.append((name, code))
-        p = _PLANS[cls] = tuple(out)
-    return p
+LITERAL, XREG, FREF, LIST, TILE = range(5)
 
 
 class Command:
     __slots__ = ("ins", "engine", "pc", "pid", "vals", "addr", "tiles", "deps", "writes", "done",
-                 "issued", "start", "end", "seq")
+                 "issued", "start", "end", "seq", "plan")
 
-    def __init__(self, ins, engine, pc, pid, env):
-        self.ins = ins
-        self.engine = engine
+    def __init__(self, plan, pc, pid, env):
+        self.plan = plan
+        self.ins = plan.ins
+        self.engine = plan.engine
         self.pc = pc
         self.pid = pid
-        self.vals: dict = {}
+        self.tiles: tuple[tuple[str, Tile], ...] = plan.tiles
         self.addr: dict[str, int] = {}
-        self.tiles: list[tuple[str, Tile]] = []
         self.deps: list = []          # (event, why) pairs; why = (what, cb id, slot[, writer's kind])
         self.writes: list = []        # (cb, event, mode)
-        self.done: simpy.Event = env.event()
+        self.done = Signal(env)
         self.issued = env.now
         self.start = self.end = None
 
@@ -69,56 +50,111 @@ class Command:
         return lambda: f"{self.where()}: out-of-bounds {kind}"
 
 
-def _scalar(core, v):
-    if isinstance(v, X):
-        return core.x[v.n]
-    if isinstance(v, F):
-        return core.f[v.n]
-    return v
+class IssuePlan:
+    """How to issue one instruction on one PE: its operands decoded once.
 
+    `vals` holds every scalar field in declaration order (literals filled in, registers read at
+    issue); `reads` and `writes` are its tiles by mode, each with its CB; `tiles` all of them in
+    declaration order (`Command.tiles`); `ls_bytes` the local-store traffic of its tiles. `cost` is
+    the engine's to fill: what the command costs when that depends on the instruction alone (its
+    cycles, operations), and `skips_semantics` whether timing-only runs leave out its math."""
+    __slots__ = ("ins", "engine", "vals", "regs", "lists", "tiles", "reads", "writes", "error", "ls_bytes",
+                 "cost", "skips_semantics")
 
-def issue(pe, core, ins: Instr, engine) -> Command:
-    """Build the command for `ins`, resolving registers and CB slots in program order.
+    def __init__(self, pe, ins: Instr, engine):
+        self.ins = ins
+        self.engine = engine
+        self.vals: dict = {}
+        self.regs: list = []           # (field, register file "x"/"f", register number)
+        self.lists: list = []          # (field, XList value): registers and immediates
+        self.reads: list = []          # (field, tile, cb) for pop and keep, in declaration order
+        self.writes: list = []         # (field, tile, cb) for push and acc
+        self.error = None              # the issue-time error of a tile that cannot be resolved
+        self.ls_bytes = 0
+        self.cost = None
+        self.skips_semantics = None
+        tiles = []
+        for name, kind, _ in type(ins).fields:
+            v = getattr(ins, name)
+            code = _code(kind, v)
+            if code == TILE:
+                if v is not None:
+                    tiles.append((name, v))
+                    self._tile(pe, name, v)
+            elif code == XREG:
+                self.vals[name] = None
+                self.regs.append((name, "x", v if type(v) is int else v.n))
+            elif code == FREF:
+                self.vals[name] = None
+                self.regs.append((name, "f", v.n))
+            elif code == LIST:
+                self.vals[name] = None
+                self.lists.append((name, v))
+            else:
+                self.vals[name] = v
+        self.tiles = tuple(tiles)
 
-    Tiles read are resolved before tiles written, so an in-place update (`acc`) of a slot the same
-    command also reads sees the old version, and does not wait for itself."""
-    cmd = Command(ins, engine, core.pc, core.pid, pe.env)
-    vals = cmd.vals
-    tiles = []
-    for name, code in plan(type(ins)):
-        v = getattr(ins, name)
-        if code == LITERAL:
-            vals[name] = v
-        elif code == XREG:
-            vals[name] = core.x[v]
-        elif code == LIST:
+    def _tile(self, pe, name: str, t: Tile) -> None:
+        cb = pe.cbs.get(t.cb)
+        if self.error is None:      # issue raises the first tile's error, in declaration order
+            if cb is None:
+                self.error = ProgramError, (f"CB {t.cb} is not declared (declared: "
+                                            f"{', '.join(str(c) for c in sorted(pe.cbs)) or 'none'})")
+            elif t.nbytes > cb.slot_bytes:
+                self.error = SanitizerError, (f"tile {name} = {t} is {t.nbytes} bytes but the slots of CB {cb.id} "
+                                              f"({cb.name}) hold {cb.slot_bytes}: it would overwrite the next slot")
+        self.ls_bytes += t.nbytes * (2 if t.mode == "acc" else 1)
+        (self.reads if t.mode in ("pop", "keep") else self.writes).append((name, t, cb))
+
+    def issue(self, core) -> Command:
+        """Build the command, resolving registers and CB slots in program order.
+
+        Tiles read are resolved before tiles written, so an in-place update (`acc`) of a slot the
+        same command also reads sees the old version, and does not wait for itself."""
+        cmd = Command(self, core.pc, core.pid, core.env)
+        if self.error is not None:
+            cls, msg = self.error
+            raise cls(f"{cmd.where()}: {msg}")
+        vals = cmd.vals = self.vals.copy()
+        if self.regs:
+            x, f = core.x, core.f
+            for name, file, n in self.regs:
+                vals[name] = x[n] if file == "x" else f[n]
+        for name, v in self.lists:
             vals[name] = tuple(core.x[e.n] if isinstance(e, X) else e for e in v)
-        elif code == REF and not isinstance(v, Tile):
-            vals[name] = _scalar(core, v)
-        elif v is not None:
-            tiles.append((name, v, _cb(pe, cmd, name, v)))
-    pops = []
-    for name, t, cb in tiles:
-        if t.mode == "pop" or t.mode == "keep":
-            _read(cmd, name, t, cb, engine, pops)
-    for name, t, cb in tiles:
-        if t.mode == "push" or t.mode == "acc":
+        engine = self.engine
+        pops = None
+        for name, t, cb in self.reads:
+            if t.mode == "pop":
+                if pops is None:
+                    pops = []
+                _read(cmd, name, t, cb, engine, pops)
+            else:
+                _read(cmd, name, t, cb, engine, None)
+        for name, t, cb in self.writes:
             _write(cmd, name, t, cb, engine)
-    if pops:
-        _pop(pe, cmd, pops)
-    return cmd
+        if pops:
+            _pop(cmd, pops)
+        return cmd
 
 
-def _cb(pe, cmd, name, t: Tile):
-    cb = pe.cbs.get(t.cb)
-    if cb is None:
-        raise ProgramError(f"{cmd.where()}: CB {t.cb} is not declared (declared: "
-                           f"{', '.join(str(c) for c in sorted(pe.cbs)) or 'none'})")
-    if t.nbytes > cb.slot_bytes:
-        raise SanitizerError(f"{cmd.where()}: tile {name} = {t} is {t.nbytes} bytes but the slots of "
-                             f"CB {cb.id} ({cb.name}) hold {cb.slot_bytes}: it would overwrite the next slot")
-    cmd.tiles.append((name, t))
-    return cb
+def _code(kind, v) -> int:
+    """How a field holding `v` is read at issue: a tile, a register, a list or a literal."""
+    if issubclass(kind, K.TileKind):
+        return TILE
+    if kind is K.XReg:
+        return XREG
+    if issubclass(kind, (K.Src, K.XOrImm, K.FOrImm)):   # a tile or a scalar: decided by the value
+        if isinstance(v, Tile):
+            return TILE
+        if isinstance(v, X):
+            return XREG
+        if isinstance(v, F):
+            return FREF
+        return LITERAL
+    if issubclass(kind, K.XList):
+        return LIST
+    return LITERAL
 
 
 def _read(cmd, name, t: Tile, cb, engine, pops) -> None:
@@ -130,7 +166,7 @@ def _read(cmd, name, t: Tile, cb, engine, pops) -> None:
     if not (engine.in_order and v.engine is engine):
         cmd.deps.append((v.event, ("data", cb.id, slot, _kind(v.engine))))
     v.readers.append((cmd.done, engine))
-    if t.mode == "pop":
+    if pops is not None:
         pops.append((cb, slot))
     cmd.addr[name] = cb.address(slot)
 
@@ -160,7 +196,7 @@ def _kind(engine) -> str | None:
     return getattr(engine, "kind", None)
 
 
-def _pop(pe, cmd, pops) -> None:
+def _pop(cmd, pops) -> None:
     by_cb: dict = {}
     for cb, slot in pops:
         by_cb.setdefault(cb, []).append(slot)

@@ -104,19 +104,17 @@ class ControlCore:
                 self.busy += t
                 t = 0.0
                 if what == ENGINE:
-                    cmd = command_processor.issue(pe, self, ins, engine)
+                    cmd = fn.issue(self)
                     if type(ins) is ReSend:
                         resolve_send(pe, cmd)
                     self.issued += 1
                     pe.track(cmd)
                     pe.machine.trace_issue(pe, cmd)
-                    q = engine.queue
-                    if len(q.items) >= q.capacity:
+                    queued = engine.queue.put(cmd)
+                    if queued is not None:          # the queue is full
                         self.blocked_on = ("queue", engine.kind, None)
-                        yield q.put(cmd)
+                        yield queued
                         self.blocked_on = None
-                    else:
-                        q.put(cmd)
                 else:
                     r = fn(self, ins)
                     if isinstance(r, types.GeneratorType):
@@ -187,13 +185,15 @@ class ControlCore:
 
 
 def compile_code(pe, program) -> list:
-    """(semantics function, instruction, kind, engine) for each instruction, looked up once."""
+    """(semantics function, instruction, kind, engine) for each instruction, looked up once; for a
+    command, its issue plan in place of the function."""
     code = []
     for i, ins in enumerate(program.instrs):
         cls = type(ins)
         unit = cls.unit
         if unit in ENGINES:
-            code.append((None, ins, ENGINE, pe.engines[unit]))
+            engine = pe.engines[unit]
+            code.append((command_processor.IssuePlan(pe, ins, engine), ins, ENGINE, engine))
             continue
         fn = SEMANTICS.get(cls)
         if fn is None:

@@ -17,7 +17,7 @@ from isa.types import np_dtype
 from ..chip.memory_system import Access
 from ..errors import SanitizerError
 from ..semantics.dma import boxes
-from .engine import Engine, ls_bytes
+from .engine import Engine
 
 READS_AT_START = (dma.DmaIn, dma.DmaGather, dma.DmaRows)
 WRITES = (dma.DmaOut, dma.DmaScatter, dma.DmaAtomic, dma.DmaCas)
@@ -75,7 +75,7 @@ class DMA(Engine):
             if acc is not None and cmd.vals.get("prefetch"):
                 mem.prefetch(start, Access(acc.starts + int(cmd.vals["prefetch"]), acc.run_bytes))
             # a store's bytes leave the local store now; a load's enter it as they land
-            ls_end = pe.ls_port.reserve(start, ls_bytes(cmd)) if write else None
+            ls_end = pe.ls_port.reserve(start, cmd.plan.ls_bytes) if write else None
             cmd.start = start
             if acc is not None:
                 self.bytes += acc.nbytes
@@ -125,7 +125,7 @@ class DMA(Engine):
     def _land(self, cmd, ls_end: float | None) -> None:
         """The transfer is through memory; it ends once the local store's port has taken its bytes too."""
         if ls_end is None:
-            ls_end = self.pe.ls_port.reserve(self.env.now, ls_bytes(cmd))
+            ls_end = self.pe.ls_port.reserve(self.env.now, cmd.plan.ls_bytes)
         if ls_end > self.env.now:
             self.env.timeout(ls_end - self.env.now).callbacks.append(lambda _: self._finish(cmd))
         else:

@@ -37,12 +37,20 @@ class DPE(Engine):
         return batch, m, n, k
 
     def ls_traffic(self, cmd) -> int:
-        ins = cmd.ins
-        _, m, _, _ = self.dims(cmd)
-        out = ins.out.nbytes * (2 if ins.out.mode == "acc" else 1)
-        return ins.a.nbytes + ins.b.nbytes * cdiv(m, self.c.tile_m) + out
+        return self.cost(cmd)[3]
 
     def occupancy(self, cmd) -> float:
+        cycles, flops, dtype, _ = self.cost(cmd)
+        self.ops += flops
+        self.ops_by_dtype[dtype] = self.ops_by_dtype.get(dtype, 0.0) + flops
+        return cycles
+
+    def cost(self, cmd) -> tuple:
+        """(cycles, FLOPs, dtype, local-store bytes) of a matmul; worked out once per instruction
+        unless its effective rows come from a register."""
+        plan = cmd.plan
+        if plan.cost is not None:
+            return plan.cost
         ins = cmd.ins
         batch, m, n, k = self.dims(cmd)
         rate = self.c.macs_per_cycle.get(ins.a.dtype)
@@ -53,7 +61,9 @@ class DPE(Engine):
         mr = cdiv(m, self.c.tile_m) * self.c.tile_m
         nr = cdiv(n, self.c.tile_n) * self.c.tile_n
         kr = cdiv(k, kq) * kq
-        flops = 2.0 * batch * m * n * k
-        self.ops += flops
-        self.ops_by_dtype[ins.a.dtype] = self.ops_by_dtype.get(ins.a.dtype, 0.0) + flops
-        return batch * mr * nr * kr / rate
+        out = ins.out.nbytes * (2 if ins.out.mode == "acc" else 1)
+        ls = ins.a.nbytes + ins.b.nbytes * cdiv(m, self.c.tile_m) + out
+        cost = (batch * mr * nr * kr / rate, 2.0 * batch * m * n * k, ins.a.dtype, ls)
+        if all(field != "rows" for field, _, _ in plan.regs):
+            plan.cost = cost
+        return cost

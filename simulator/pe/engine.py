@@ -18,6 +18,7 @@ import math
 
 import simpy
 
+from .command_queue import CommandQueue
 
 class Engine:
     kind = "engine"
@@ -26,7 +27,7 @@ class Engine:
     def __init__(self, pe, latency: int, command_cycles: int):
         self.pe = pe
         self.env: simpy.Environment = pe.env
-        self.queue = simpy.Store(self.env, capacity=pe.cfg.pe.queue_depth)
+        self.queue = CommandQueue(self.env, pe.cfg.pe.queue_depth)
         self.latency = latency
         self.command_cycles = command_cycles
         self.busy = 0.0
@@ -84,20 +85,37 @@ class Engine:
 
     def ls_traffic(self, cmd) -> int:
         """Bytes the command moves through the local-store port."""
-        return ls_bytes(cmd)
+        return cmd.plan.ls_bytes
 
     def run(self):
+        """next_command, wait_deps and wait_resolved written out (this loop runs once per command,
+        and these engines' idle clock is the simulation's)."""
         env = self.env
         pe = self.pe
+        queue = self.queue
+        port = pe.ls_port
+        cp_cycles = pe.cfg.pe.cp_cycles
         while True:
-            cmd = yield from self.next_command()
+            t = env.now
+            cmd = yield queue.get()
+            if env.now > t:
+                self.stall("issue", env.now - t)
             self.current = cmd
-            yield from self.wait_deps(cmd)
-            yield from self.wait_resolved(cmd)
+            for ev, why in cmd.deps:
+                if not ev.triggered:
+                    self.waiting = why
+                    reason, t = self.wait_reason(why), env.now
+                    yield ev
+                    self.stall(reason, env.now - t)
+            ready = cmd.issued + cp_cycles
+            if env.now < ready:
+                t = env.now
+                yield env.timeout(ready - t)
+                self.stall("issue", env.now - t)
             self.waiting = None
             start = env.now
             occ = self.command_cycles + self.occupancy(cmd)
-            end = max(start + occ, pe.ls_port.reserve(start, self.ls_traffic(cmd)))
+            end = max(start + occ, port.reserve(start, self.ls_traffic(cmd)))
             self.stall("ls port", end - (start + occ))
             cmd.start, cmd.end = start, end
             yield env.timeout(end - start)
@@ -113,14 +131,6 @@ class Engine:
     def state(self) -> dict:
         return {"queued": len(self.queue.items), "busy_cycles": self.busy, "commands": self.commands,
                 "stall_cycles": dict(self.stalls)}
-
-
-def ls_bytes(cmd) -> int:
-    """Local-store traffic of a command: every tile read, every tile written (acc: both)."""
-    n = 0
-    for _, t in cmd.tiles:
-        n += t.nbytes * (2 if t.mode == "acc" else 1)
-    return n
 
 
 def cdiv(a: float, b: float) -> int:

@@ -14,5 +14,8 @@ class MLU(Engine):
 
     def occupancy(self, cmd) -> float:
         """Bytes written per cycle; a gather also reads its index tile."""
-        extra = cmd.ins.index.nbytes if hasattr(cmd.ins, "index") else 0
-        return cdiv(cmd.ins.out.nbytes + extra, self.rate)
+        cost = cmd.plan.cost
+        if cost is None:                    # the instruction alone decides it: work it out once
+            extra = cmd.ins.index.nbytes if hasattr(cmd.ins, "index") else 0
+            cost = cmd.plan.cost = cdiv(cmd.ins.out.nbytes + extra, self.rate)
+        return cost

@@ -35,6 +35,7 @@ class PE:
         self.engine_list = list(self.engines.values())
         self.core = ControlCore(self)
         self.pending: list = []          # completion events of commands since the last fence
+        self.compact_at = 64             # its length at which the completed ones are dropped
         # which local-store bytes hold data: reads of anything else are reported (sanitizer)
         self.ls_written = np.zeros(self.cfg.ls_bytes, np.bool_) if machine.sanitize else None
         self.pids: list = []
@@ -69,13 +70,22 @@ class PE:
     def track(self, cmd) -> None:
         p = self.pending
         p.append(cmd.done)
-        if len(p) > 4096:
-            self.pending = [e for e in p if not e.triggered]
+        if len(p) > self.compact_at:
+            # drop the completed ones; the next compaction waits for twice what stays, so this costs
+            # O(1) per command and the list holds about twice the commands in flight (a fixed 4096 let
+            # every PE keep thousands of finished events alive: memory, and time, grew with the run)
+            p = self.pending = [e for e in p if not e.triggered]
+            self.compact_at = max(64, 2 * len(p))
 
     def run_semantics(self, cmd) -> None:
-        fn = SEMANTICS[type(cmd.ins)]
-        if not self.machine.numerics and cmd.engine.kind in BULK_ENGINES and _is_float(cmd):
+        plan = cmd.plan
+        skip = plan.skips_semantics
+        if skip is None:
+            skip = plan.skips_semantics = (not self.machine.numerics and cmd.engine.kind in BULK_ENGINES
+                                           and _is_float(cmd))
+        if skip:
             return
+        fn = SEMANTICS[type(cmd.ins)]
         written = self.ls_written
         if written is not None:
             self.check_initialized(cmd, written)

@@ -26,8 +26,11 @@ class RE(Engine):
             dst = cmd.vals["target"]
             hops = abs(dst.row - self.pe.row) + abs(dst.col - self.pe.col)
             return end - self.env.now + hops * self.hop
-        self.ops += ins.a.size
-        return cdiv(ins.a.size, self.rate)
+        cost = cmd.plan.cost
+        if cost is None:                    # the instruction alone decides it: work it out once
+            cost = cmd.plan.cost = (cdiv(ins.a.size, self.rate), ins.a.size)
+        self.ops += cost[1]
+        return cost[0]
 
 
 def resolve_send(pe, cmd) -> None:

@@ -16,6 +16,9 @@ class SE(Engine):
         self.rate = c.elems_per_cycle
 
     def occupancy(self, cmd) -> float:
-        n = cmd.ins.out.size
-        self.ops += n * (2 if type(cmd.ins) is se.SeFma else 1)
-        return cdiv(n, self.rate)
+        cost = cmd.plan.cost
+        if cost is None:                    # the instruction alone decides it: work it out once
+            n = cmd.ins.out.size
+            cost = cmd.plan.cost = (cdiv(n, self.rate), n * (2 if type(cmd.ins) is se.SeFma else 1))
+        self.ops += cost[1]
+        return cost[0]

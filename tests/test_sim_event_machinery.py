@@ -1,0 +1,113 @@
+"""The simulator's own event machinery, which keeps a run's cost per command flat: an engine's command
+queue serves commands at exactly the moments, and in exactly the order, a SimPy Store would; a
+completion signal nobody waits for costs no scheduled event; the completions a PE keeps for fences
+stay bounded by the commands in flight, however long the run."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import simpy
+
+import compiler.runtime.mtia_executor  # noqa: F401  (registers the executor)
+from compiler.kernels import library
+from simulator import use_config
+from simulator.pe.command_queue import CommandQueue
+from simulator.pe.pe import PE
+from simulator.signal import Signal
+
+
+def _log_of(make_queue, seed: int) -> list:
+    """(time, who, item) of a producer putting 40 items into a bounded queue and a consumer taking
+    them, each pausing at random; a third process ticks at the same moments to expose the order."""
+    rng = random.Random(seed)
+    gaps_p = [rng.choice([0, 0, 1, 3]) for _ in range(40)]
+    gaps_c = [rng.choice([0, 1, 2, 5]) for _ in range(40)]
+    env = simpy.Environment()
+    q = make_queue(env)
+    log = []
+
+    def producer():
+        for i, g in enumerate(gaps_p):
+            if g:
+                yield env.timeout(g)
+            ev = q.put(i)
+            if ev is not None:
+                yield ev
+            log.append((env.now, "put", i))
+
+    def consumer():
+        for g in gaps_c:
+            item = yield q.get()
+            log.append((env.now, "got", item))
+            if g:
+                yield env.timeout(g)
+
+    def ticker():
+        for _ in range(200):
+            yield env.timeout(1)
+            log.append((env.now, "tick", None))
+
+    env.process(producer())
+    env.process(consumer())
+    env.process(ticker())
+    env.run()
+    return log
+
+
+class _Store:
+    """simpy.Store behind CommandQueue's interface: put returns the event to wait for when full."""
+    def __init__(self, env, capacity):
+        self.s = simpy.Store(env, capacity)
+
+    def put(self, item):
+        full = len(self.s.items) >= self.s.capacity
+        ev = self.s.put(item)
+        return ev if full else None
+
+    def get(self):
+        return self.s.get()
+
+
+def test_the_command_queue_serves_as_a_simpy_store_does():
+    for seed in range(20):
+        for cap in (1, 2, 4):
+            assert _log_of(lambda env: CommandQueue(env, cap), seed) == _log_of(lambda env: _Store(env, cap), seed)
+
+
+def test_a_signal_nobody_waits_for_is_not_scheduled_and_a_waiter_resumes():
+    env = simpy.Environment()
+    lonely = Signal(env)
+    lonely.succeed()
+    assert lonely.triggered and lonely.processed and not env._queue
+    waited = Signal(env)
+    seen = []
+
+    def waiter():
+        value = yield waited
+        seen.append((env.now, value))
+
+    def firer():
+        yield env.timeout(3)
+        waited.succeed("v")
+
+    env.process(waiter())
+    env.process(firer())
+    env.run()
+    assert seen == [(3, "v")]
+
+
+def test_the_completions_kept_for_fences_stay_bounded_on_a_long_run(monkeypatch):
+    longest = [0]
+    track = PE.track
+
+    def tracked(self, cmd):
+        track(self, cmd)
+        longest[0] = max(longest[0], len(self.pending))
+    monkeypatch.setattr(PE, "track", tracked)
+    k = library()["attention"]
+    inputs = k.make_inputs((2, 1024, 64), np.random.default_rng(0))
+    with use_config("mtia-small"):
+        _, runs = k.run(*inputs, numerics=False)
+    assert runs[0].report.commands > 4 * 1000          # mtia-small's 4 PEs issue over 1000 commands each
+    assert longest[0] <= 2 * 16 * 5 + 64, longest      # twice what 5 queues of 16 hold, plus the first compaction
