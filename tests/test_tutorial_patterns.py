@@ -9,6 +9,8 @@ both executors against numpy on random inputs, outputs poisoned with NaN.
   compiled by `warmup(...)` launches with `compiled[grid](...)` (the fused-softmax tutorial);
 - a @jit helper's parameter annotated `tl.constexpr` takes a runtime value as a runtime value, as in
   Triton (the fused-attention tutorial passes its `offs_m` block and `N_CTX` so);
+- tiles that are never live at once share the local store when one slot each does not fit (the
+  layer-norm and attention backward kernels at the tutorials' own blocks were refused);
 - `extern_libs=` (the extern-functions tutorial) is accepted for the libraries libdevice stands for.
 """
 import numpy as np
@@ -18,6 +20,7 @@ from executors import EXECUTORS, launch
 import compiler as triton
 import compiler.language as tl
 from compiler.language.extra import libdevice
+from simulator import use_config
 
 
 @triton.jit
@@ -130,3 +133,36 @@ def test_extern_libs_of_another_library_is_refused_by_name(libs, error):
     x = np.zeros(8, np.float32)
     with pytest.raises((ValueError, TypeError), match=error):
         _arcsin[(1,)](x, x.copy(), 8, BLOCK=8, extern_libs=libs)
+
+
+@triton.jit
+def _tiles_one_after_another(x_ptr, out_ptr, n_iter, BLOCK: tl.constexpr, PARTS: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    scale = tl.load(x_ptr + offs)                  # read in every iteration of the loop below
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for p in tl.static_range(PARTS):               # PARTS loaded tiles, each dead after its add
+        acc += tl.load(x_ptr + (p + 1) * BLOCK + offs) * (p + 1)
+    for i in range(n_iter):
+        acc += tl.load(x_ptr + (PARTS + 1 + i) * BLOCK + offs) * scale
+    if n_iter > 1:
+        acc = acc - tl.load(x_ptr + (PARTS + n_iter) * BLOCK + offs)
+    tl.store(out_ptr + offs, acc)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_tiles_never_live_at_once_share_the_local_store(executor):
+    # 18 tiles of 32 KiB (the layer-norm backward and attention backward tutorials at their own blocks
+    # have such chains): one slot each is 576 KiB, more than the 384 KiB local store, but at most three
+    # are live at once
+    block, parts, n_iter = 8192, 14, 3
+    x = np.random.default_rng(6).standard_normal((parts + 1 + n_iter) * block).astype(np.float32)
+    out = np.full(block, np.nan, np.float32)
+    launch(_tiles_one_after_another, (1,), x, out, n_iter, BLOCK=block, PARTS=parts, executor=executor)
+    t = x.reshape(-1, block).astype(np.float64)
+    want = sum(t[p + 1] * (p + 1) for p in range(parts)) + sum(t[parts + 1 + i] * t[0] for i in range(n_iter))
+    np.testing.assert_allclose(out, want - t[parts + n_iter], rtol=1e-5, atol=1e-4)
+    if executor == "mtia":
+        with use_config("mtia-small"):
+            asm = _tiles_one_after_another.compile(x, out, n_iter, BLOCK=block, PARTS=parts).asm["mtia-asm"]
+        cbs = [line for line in asm.splitlines() if line.startswith(".cb ")]
+        assert len(cbs) < parts and any("|" in line for line in cbs), cbs

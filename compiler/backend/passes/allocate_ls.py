@@ -8,7 +8,8 @@ previous tile is consumed), as Triton's num_stages=1 is. The others want two (so
 iteration, or the next program on the PE, can start while this one drains). When the local store
 cannot hold that, the deepest wishes shrink first, down to one slot each (a declaration's
 `min_slots`: two for a loop's rotating carried tile, which holds the old value and the new); if even
-that does not fit, compilation stops naming the buffers, their sizes and their lines. Each declaration gets its slot size rounded up (`bytes`), `slots` and `base`.
+that does not fit, storages never live at once share a CB (share_ls.py); if that does not fit either,
+compilation stops naming the buffers, their sizes and their lines. Each declaration gets its slot size rounded up (`bytes`), `slots` and `base`.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from ...errors import OutOfResources
 from .. import dialect as mtia
 from ..target import RUNS_AHEAD
+from .share_ls import share_storages
 from .util import error_at
 
 SLOT_ALIGN = 64            # bytes; keeps every slot on a DMA burst boundary
@@ -38,9 +40,13 @@ class AllocateLocalStore:
         for func in module.functions:
             budget = self.ls_bytes - SPILL_BYTES
             decls = [op for op in func.body.ops if op.name == mtia.CB]
+            for d in decls:
+                d.attrs["bytes"] = _align(d.attrs["bytes"])
+            if sum(d.attrs["bytes"] for d in decls) > budget:
+                share_storages(func)
+                decls = [op for op in func.body.ops if op.name == mtia.CB]
             cbs = [d.attrs for d in decls]
             for cb in cbs:
-                cb["bytes"] = _align(cb["bytes"])
                 ahead = cb["producer"] in RUNS_AHEAD and cb["depth"] > 0
                 cb["slots"] = max(max(1, cb.get("stages", self.num_stages)) if ahead else 2, cb.get("min_slots", 1))
             total = sum(cb["slots"] * cb["bytes"] for cb in cbs)
