@@ -58,3 +58,20 @@ def test_autotune_picks_the_config_with_the_fewest_simulated_cycles():
     assert tuned_add.best_config.kwargs["BLOCK"] == [64, 1024, 256][best]
     assert len(set(timings.values())) == 3                       # three different simulated costs
     assert tuned_add.best_config.kwargs["BLOCK"] != 64           # tiny blocks pay a command per 64 elements
+
+
+def test_autotune_trials_run_timing_only_and_the_winner_computes(monkeypatch):
+    x = np.random.default_rng(1).random(9_000, dtype=np.float32)
+    out = np.full_like(x, np.nan)
+    records = []
+    run = tuned_add.fn.run
+
+    def spy(*args, **kwargs):
+        record = run(*args, **kwargs)
+        records.append(record.numerics)
+        return record
+    monkeypatch.setattr(tuned_add.fn, "run", spy)
+    with use_config("mtia-small"):
+        tuned_add[lambda meta: (triton.cdiv(x.size, meta["BLOCK"]),)](x, x, out, x.size)
+    assert records == [False, False, False, True]
+    np.testing.assert_array_equal(out, 2 * x)

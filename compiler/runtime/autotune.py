@@ -1,8 +1,10 @@
 """Config, @autotune and @heuristics, with Triton's decorator signatures.
 
 The autotuner benchmarks each config with the current executor *without* committing results
-(user arrays stay untouched during tuning), takes the run record's `cycles` as the cost and caches
-the fastest config per key (values of the `key` arguments plus the dtypes of array arguments).
+(user arrays stay untouched during tuning), timing only on the simulator (`numerics=False`: the
+same cycles, without computing the numbers; only the winner's run computes them), takes the run
+record's `cycles` as the cost and caches the fastest config per key (values of the `key`
+arguments plus the dtypes of array arguments).
 An executor without a clock (cycles=None, e.g. the interpreter) makes it pick the first config.
 """
 from __future__ import annotations
@@ -105,7 +107,7 @@ class Autotuner(_Wrapper):
         return configs
 
     def _bench(self, config: Config, args, kwargs, grid) -> float:
-        full = {**kwargs, **config.all_kwargs()}
+        full = {**kwargs, **config.all_kwargs(), "numerics": False}
         self.bench_runs += 1
         record = self.fn.run(*args, grid=grid, _commit=False, **full)
         return record.cycles
