@@ -56,6 +56,8 @@ ROUNDED_ON_SE = frozenset({Op.ADDF, Op.SUBF, Op.MULF, Op.DIVF, Op.PRECISE_DIVF, 
                            Op.SITOFP, Op.UITOFP, Op.TRUNCF})
 # the integer long tail the vector core runs (the SE's datapath covers the rest)
 RVV_OPS = (Op.MULHIUI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.REMUI)
+# tl.dot element types the vector core multiplies when the config's DPE does not (slow, exact per step)
+RVV_DOT_DTYPES = ("f64",)
 # engines that read a uniform operand as a scalar, and the one that broadcasts a smaller tile
 TAKES_SCALARS = ("se", "rvv")
 BROADCASTS = ("se",)
@@ -111,9 +113,12 @@ def runs_on_re(op: Operation) -> bool:
     return kind is not None and (op.name == Op.REDUCE or kind in RE_SCANS)
 
 
-def unit_of(op: Operation) -> str | None:
-    """The unit that runs `op` whatever its readers are; None for scalar code and for LAYOUT_OPS on blocks."""
+def unit_of(op: Operation, dpe_dtypes: tuple[str, ...] = ()) -> str | None:
+    """The unit that runs `op` whatever its readers are; None for scalar code and for LAYOUT_OPS on blocks.
+    A tl.dot on a type the DPE does not multiply (`dpe_dtypes`) but the vector core does runs there."""
     name = op.name
+    if name == Op.DOT and op.a.type.scalar.ir in RVV_DOT_DTYPES and op.a.type.scalar.ir not in dpe_dtypes:
+        return "rvv"
     blocks = any(r.type.is_block() for r in op.results)
     if name in (mtia.STORE_BOX, mtia.SCATTER, Op.RE_REDUCE):
         return UNIT_OF[name]

@@ -17,6 +17,7 @@ from ...ir import Op
 from ...ir.core import Operation
 from ..plan import TileLoc, Uniform
 from ..target import RVV_OPS
+from . import rvv_dot
 
 # op name -> (vector-vector mnemonic, vector-scalar mnemonic)
 MNEMONICS = {
@@ -89,4 +90,4 @@ def _scalar_reg(g, value):
     return g.reg(value)
 
 
-LOWER = {n: lower for n in RVV_OPS}
+LOWER = {**{n: lower for n in RVV_OPS}, Op.DOT: rvv_dot.lower}

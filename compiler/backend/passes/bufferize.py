@@ -195,7 +195,7 @@ class _Planner:
         if engine in ("se", "rvv") and is_elementwise_block(op):
             self.elementwise(op, blk, depth)
             return
-        if name == Op.DOT and self.dot_in_place(op):
+        if name == Op.DOT and engine == "dpe" and self.dot_in_place(op):
             return
         for r in res:
             if len(res) > 1 and not r.uses:

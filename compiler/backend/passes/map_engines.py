@@ -29,11 +29,12 @@ from ..target import (BROADCASTS, CONVERTS_FLOAT_SOURCES, CONVERTS_SOURCES, LAYO
 @dataclass(frozen=True)
 class MapEngines:
     fold_casts: bool = True
+    dpe_dtypes: tuple[str, ...] = ()      # what the config's DPE multiplies (a tl.dot on another type: RVV)
     name: str = "map-engines"
 
     def run(self, module) -> None:
         ops = list(_walk(module))
-        engines = {op: e for op in ops if (e := unit_of(op)) is not None}
+        engines = {op: e for op in ops if (e := unit_of(op, self.dpe_dtypes)) is not None}
         views: dict[Value, tuple] = {}          # view result -> (tile shape, transposed) of the bytes it shows
         for op in ops:
             if op.name in LAYOUT_OPS and op.results and op.results[0].type.is_block():
@@ -61,8 +62,13 @@ def _walk(op: Operation):
 
 
 def _reader(use, engines) -> str | None:
-    """The engine of the op reading a value (shape changes read whole tiles, whatever they become)."""
-    return None if use.op.name in LAYOUT_OPS else engines.get(use.op)
+    """The engine of the op reading a value (shape changes read whole tiles, whatever they become).
+    A tl.dot reads its a and b as tiles whichever unit runs it (the vector core's dot too)."""
+    if use.op.name in LAYOUT_OPS:
+        return None
+    if use.op.name == Op.DOT and use.index < 2:
+        return "dpe"
+    return engines.get(use.op)
 
 
 def _stored(v: Value, engines) -> bool:
