@@ -104,3 +104,36 @@ def test_reinterpret_reads_a_tensors_bytes_as_another_dtype(executor):
     np.testing.assert_array_equal(out.numpy().view(np.uint32), big.numpy().view(np.uint32) + 1)
     with pytest.raises(TypeError, match="2-byte elements"):
         triton.reinterpret(torch.zeros(2, dtype=torch.int16), tl.float32)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_reinterpreted_tensor_gives_its_strides_in_elements(executor):
+    """Host code reads a reinterpreted tensor's strides and element size as a torch tensor's (Triton's
+    test_dot passes `x.stride(0)` of fp8 operands kept in int8 tensors)."""
+    rng = np.random.default_rng(5)
+    vals = rng.uniform(-4, 4, (4, 6)).astype(ml_dtypes.float8_e4m3fn)
+    x = triton.reinterpret(torch.from_numpy(vals.view(np.int8).copy())[:, ::2], tl.float8e4nv)   # a column view
+    o = torch.full((4,), 0x7F, dtype=torch.int8)                                                  # a NaN in e4m3
+    assert (x.stride(), x.stride(0), x.stride(1), x.element_size()) == ((6, 2), 6, 2, 1)
+    launch(strided_add_one, (1,), x, triton.reinterpret(o, tl.float8e4nv), 4, x.stride(0), 1, BLOCK=4,
+           executor=executor)
+    expect = (vals[:, 0].astype(np.float32) + 1).astype(ml_dtypes.float8_e4m3fn)
+    np.testing.assert_array_equal(o.numpy().view(ml_dtypes.float8_e4m3fn), expect)
+
+
+def test_float_dtypes_give_their_exponent_bias():
+    """tl.dtype.exponent_bias, with fp_mantissa_width and primitive_bitwidth, decodes a float's bits
+    by hand (as Triton's tests decode fp8 results): every finite e4m3 / e5m2 value decodes to itself."""
+    assert [t.exponent_bias for t in (tl.float16, tl.bfloat16, tl.float32, tl.float64)] == [15, 127, 127, 1023]
+    for t, np_t in ((tl.float8e4nv, ml_dtypes.float8_e4m3fn), (tl.float8e5, ml_dtypes.float8_e5m2)):
+        bits = np.arange(256, dtype=np.uint8)
+        vals = bits.view(np_t).astype(np.float64)
+        m, e_bits = t.fp_mantissa_width, t.primitive_bitwidth - t.fp_mantissa_width - 1
+        exp, frac = (bits >> m) & ((1 << e_bits) - 1), bits & ((1 << m) - 1)
+        sign = np.where(bits >> 7, -1.0, 1.0)
+        by_hand = sign * np.where(exp == 0, 2.0 ** (1 - t.exponent_bias) * frac / 2 ** m,
+                                  2.0 ** (exp.astype(np.float64) - t.exponent_bias) * (1 + frac / 2 ** m))
+        finite = np.isfinite(vals)
+        np.testing.assert_array_equal(by_hand[finite], vals[finite])
+    with pytest.raises(AttributeError, match="not a float type"):
+        tl.int8.exponent_bias

@@ -149,6 +149,13 @@ class ScalarType(DType):
         return self.mantissa
 
     @property
+    def exponent_bias(self) -> int:
+        """The float format's exponent bias (Triton's tl.dtype attribute): 1 - the smallest normal exponent."""
+        if not self.is_floating():
+            raise AttributeError(f"{self} is not a float type: it has no exponent bias")
+        return 1 - int(ml_dtypes.finfo(self.np_dtype).minexp)
+
+    @property
     def itemsize(self) -> int:
         """Bytes one element takes in memory (i1 is stored as one byte)."""
         return max(1, self.bitwidth // 8)

@@ -41,6 +41,15 @@ class TensorWrapper:
     def numel(self) -> int:
         return int(np.prod(self.base.shape))
 
+    def stride(self, *dim):
+        """The base's strides in elements (all, or of one dimension), as a torch tensor gives them."""
+        a = host_array(self.base)
+        strides = tuple(s // a.itemsize for s in a.strides)
+        return strides[dim[0]] if dim else strides
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
 
 def reinterpret(tensor, dtype: T.ScalarType) -> TensorWrapper:
     """Triton's triton.reinterpret: the same memory, seen by kernels as elements of `dtype`."""
