@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..runtime.jit import jit
 from . import core as tl
-from .builtins import dot, interleave, reshape, static_assert, trans, where
+from .builtins import arange, dot, interleave, reshape, static_assert, trans
 
 FORMATS = ("e2m1", "e4m3", "e5m2", "bf16", "fp16")
 
@@ -32,29 +32,30 @@ def _packed(fmt):
 
 
 @jit
-def _e2m1_nibble(v):
-    """fp32 values of 4-bit e2m1 codes (uint8 in 0..15)."""
-    e = (v >> 1) & 3
-    m = (v & 1).to(tl.float32)
-    scale = (1 << e).to(tl.float32) * 0.5
-    mag = where(e == 0, m * 0.5, (1.0 + m * 0.5) * scale)
-    return where((v & 8) != 0, -mag, mag)
+def _e2m1_codes(w):
+    """fp32 values of e2m1 codes (uint32 in 0..15), in steps that each overwrite their input (no
+    temporaries): multiplying by 2^22 + 2^28 copies the code to bits 22..25 and 28..31 without
+    carries; the mask keeps its exponent and mantissa at f32's bits 22..24 and its sign at bit 31,
+    which read as the value times 2^-126 (codes with e == 0 as f32 subnormals); 2^126 rescales exactly."""
+    bits = (w * ((1 << 22) + (1 << 28))) & 0x81C00000
+    return bits.to(tl.float32, bitcast=True) * 8.507059173023462e37
 
 
 @jit
 def _e2m1_along_last(x):
-    """[R, C/2] uint8 -> [R, C] fp32: each byte gives two values along the last axis, low nibble first."""
-    return interleave(_e2m1_nibble(x & 0xF), _e2m1_nibble(x >> 4))
+    """[R, C/2] uint8 -> [R, C] fp32: each byte gives two values along the last axis, low nibble first.
+    Each byte is repeated, then the odd columns shift its high nibble down: one uint32 tile and the
+    decoded values in place of it."""
+    both = interleave(x, x).to(tl.uint32)
+    shift = (arange(0, 2 * x.shape[1]) & 1) * 4
+    return _e2m1_codes((both >> shift[None, :]) & 0xF)
 
 
 @jit
 def _decode(x, fmt: tl.constexpr, is_rhs: tl.constexpr):
     """The operand's values in fp32, K unpacked (lhs [M, K], rhs [K, N])."""
-    if fmt == "e2m1":
-        if is_rhs:
-            v = trans(_e2m1_along_last(trans(x.to(tl.uint8, bitcast=True))))
-        else:
-            v = _e2m1_along_last(x.to(tl.uint8, bitcast=True))
+    if fmt == "e2m1":                   # rhs: see _operand
+        v = _e2m1_along_last(x.to(tl.uint8, bitcast=True))
     elif fmt == "e4m3":
         v = x.to(tl.float8e4nv, bitcast=True).to(tl.float32)
     elif fmt == "e5m2":
@@ -80,9 +81,15 @@ def _scaled(v, scale, is_rhs: tl.constexpr):
 
 @jit
 def _operand(x, scale, fmt: tl.constexpr, is_rhs: tl.constexpr):
-    v = _decode(x, fmt, is_rhs)
-    if scale is not None:
-        v = _scaled(v, scale, is_rhs)
+    if fmt == "e2m1" and is_rhs:        # packed along K = axis 0: decoded and scaled as [N, K], then
+        v = _decode(trans(x), fmt, False)      # seen transposed by the dot (no second transpose)
+        if scale is not None:
+            v = _scaled(v, scale, False)
+        v = trans(v)
+    else:
+        v = _decode(x, fmt, is_rhs)
+        if scale is not None:
+            v = _scaled(v, scale, is_rhs)
     return v
 
 

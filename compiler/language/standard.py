@@ -102,7 +102,7 @@ def _compare_exchange(h, descending, bit: tl.constexpr):
     other = _neighbour(h, bit)
     upper = _index_bit(len(h.shape), bit)
     # the lower position keeps the smaller value (ascending), the upper one the larger
-    take_other = (h > other) != (upper ^ descending)
+    take_other = (h > other) != ((upper ^ descending) != 0)      # i1 against i1: no widened copy of h > other
     return where(take_other, other, h)
 
 

@@ -110,6 +110,17 @@ def test_sort_sizes(shape, ties, executor):
 
 
 @pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_sort_of_256_rows_of_16_fits_a_pe(dtype, executor):
+    """Triton's test_sort size: each compare-exchange step keeps its compare as i1 (an i32 copy of
+    it per step made the 32-bit sorts need 467 KB of local store; a PE has 383 KB)."""
+    x = random_values((256, 16), dtype)
+    y = poisoned((256, 16), dtype)
+    launch(sort_2d_kernel, (1,), x, y, M=256, N=16, DESC=True, DIM=None, executor=executor)
+    np.testing.assert_array_equal(y, sorted_ref(x, True))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
 def test_sort_default_and_method_forms(executor):
     x = random_values((32,), np.float32)
     y = poisoned((32,), np.float32)
