@@ -444,6 +444,21 @@ class FcvtSL(Instr):
     rs1: XReg
 
 
+@instruction("fcvt.s.lu", "scalar")
+class FcvtSLU(Instr):
+    """fd = the unsigned 64-bit integer rs1 converted to f32 (round to nearest even)."""
+    fd: FReg
+    rs1: XReg
+
+
+@instruction("fcvt.lu.s", "scalar")
+class FcvtLUS(Instr):
+    """rd = fs1 converted to an unsigned 64-bit integer, truncating toward zero (negative values give 0,
+    nan gives 2^64 - 1, as RISC-V saturates)."""
+    rd: XReg
+    fs1: FReg
+
+
 @instruction("fcvt.l.s", "scalar")
 class FcvtLS(Instr):
     """rd = fs1 converted to a signed 64-bit integer, truncating toward zero (nan gives 0)."""
@@ -554,6 +569,21 @@ class FcvtDL(Instr):
     """fd = the signed 64-bit integer rs1 converted to f64 (round to nearest even)."""
     fd: FReg
     rs1: XReg
+
+
+@instruction("fcvt.d.lu", "scalar")
+class FcvtDLU(Instr):
+    """fd = the unsigned 64-bit integer rs1 converted to f64 (round to nearest even)."""
+    fd: FReg
+    rs1: XReg
+
+
+@instruction("fcvt.lu.d", "scalar")
+class FcvtLUD(Instr):
+    """rd = fs1 converted to an unsigned 64-bit integer, truncating toward zero (negative values give 0,
+    nan gives 2^64 - 1)."""
+    rd: XReg
+    fs1: FReg
 
 
 @instruction("fcvt.l.d", "scalar")

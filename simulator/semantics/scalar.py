@@ -219,7 +219,24 @@ def fmv(core, ins):
 
 @semantics(riscv.FcvtSL)
 def fcvt_s_l(core, ins):
-    core.f[ins.fd] = f32(float(core.x[ins.rs1]))
+    core.f[ins.fd] = float(np.float32(np.int64(core.x[ins.rs1])))      # one rounding (not via f64)
+
+
+@semantics(riscv.FcvtSLU)
+def fcvt_s_lu(core, ins):
+    core.f[ins.fd] = float(np.float32(np.uint64(u64(core.x[ins.rs1]))))
+
+
+@semantics(riscv.FcvtDLU)
+def fcvt_d_lu(core, ins):
+    core.f[ins.fd] = float(u64(core.x[ins.rs1]))
+
+
+@semantics(riscv.FcvtLUS, riscv.FcvtLUD)
+def fcvt_lu(core, ins):
+    a = core.f[ins.fs1]
+    if ins.rd:
+        core.x[ins.rd] = wrap(M64 if math.isnan(a) else int(max(min(a, float(M64)), 0.0)))
 
 
 @semantics(riscv.FcvtLS)

@@ -20,7 +20,7 @@ from isa import vector
 from isa.types import Tile, itemsize
 
 from ...ir.core import Operation, Value
-from ..passes.bufferize import TileLoc, Uniform
+from ..plan import TileLoc, Uniform
 
 _ACC, _B, _C = 24, 8, 16  # LMUL=8 register groups: the accumulator, a strip of b, a strip of c
 

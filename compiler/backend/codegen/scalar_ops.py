@@ -25,7 +25,7 @@ _FF = {Op.ADDF: riscv.FaddS, Op.SUBF: riscv.FsubS, Op.MULF: riscv.FmulS, Op.DIVF
 _DOUBLE = {riscv.FaddS: riscv.FaddD, riscv.FsubS: riscv.FsubD, riscv.FmulS: riscv.FmulD, riscv.FdivS: riscv.FdivD,
            riscv.FmaxS: riscv.FmaxD, riscv.FminS: riscv.FminD, riscv.FsqrtS: riscv.FsqrtD, riscv.FeqS: riscv.FeqD,
            riscv.FltS: riscv.FltD, riscv.FleS: riscv.FleD, riscv.FcvtSL: riscv.FcvtDL, riscv.FcvtLS: riscv.FcvtLD,
-           riscv.Fli: riscv.FliD}
+           riscv.FcvtSLU: riscv.FcvtDLU, riscv.FcvtLUS: riscv.FcvtLUD, riscv.Fli: riscv.FliD}
 
 
 def fop(cls, t):
@@ -176,11 +176,13 @@ def lower(g, op) -> bool:
         ra = g.reg(src)
         if name == Op.UITOFP and src.type.is_int_signed() and src.type != i1:
             ra = g.zext(ra, src.type)
-        e.emit(fop(riscv.FcvtSL, op.result.type), fd=g.def_reg(op.result), rs1=ra)
+        wide_unsigned = name == Op.UITOFP and src.type.int_bitwidth == 64     # past 2^63: not a signed value
+        e.emit(fop(riscv.FcvtSLU if wide_unsigned else riscv.FcvtSL, op.result.type), fd=g.def_reg(op.result), rs1=ra)
         return True
     if name in (Op.FPTOSI, Op.FPTOUI):
         rd = g.def_reg(op.result)
-        e.emit(fop(riscv.FcvtLS, op.x.type), rd=rd, fs1=g.reg(op.x))
+        to_u64 = name == Op.FPTOUI and op.result.type.int_bitwidth == 64
+        e.emit(fop(riscv.FcvtLUS if to_u64 else riscv.FcvtLS, op.x.type), rd=rd, fs1=g.reg(op.x))
         canonicalize(g, rd, op.result.type)
         return True
     if name == Op.EXTF:

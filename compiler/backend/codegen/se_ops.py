@@ -5,11 +5,13 @@ broadcasts; the result is a push of its storage, or an in-place `acc` update.
 """
 from __future__ import annotations
 
+from isa import scalar as riscv
 from isa import se
 from isa.types import Tile
 
 from ...ir import Op
 from ..plan import dtype_of
+from .emitter import VReg
 
 UNARY = {Op.NEGF: se.SeNeg, Op.EXP: se.SeExp, Op.EXP2: se.SeExp2, Op.LOG: se.SeLog, Op.LOG2: se.SeLog2,
          Op.SQRT: se.SeSqrt, Op.PRECISE_SQRT: se.SeSqrt, Op.RSQRT: se.SeRsqrt, Op.ABSF: se.SeAbs,
@@ -95,7 +97,18 @@ def _cast(g, op) -> None:
     out = g.out_tile(op)
     if name == Op.FPTOUI:
         out = Tile(out.cb, out.mode, _UNSIGNED.get(out.dtype, out.dtype), out.shape)
-    g.e.emit(se.SeMov, out=out, a=g.src(op.x, op, sdt))
+    a = g.src(op.x, op, sdt)
+    if sdt == "u64" and isinstance(a, VReg) and a.cls == "x":
+        a = _unsigned_scalar_to_float(g, a, out.dtype)
+    g.e.emit(se.SeMov, out=out, a=a)
+
+
+def _unsigned_scalar_to_float(g, r: VReg, dtype: str) -> VReg:
+    """An x register holding a u64 past 2^63, which the SE would read as a negative value: the core
+    converts it (fcvt.s.lu, rounded once for f32; through f64 for the other float types)."""
+    f = g.e.vreg("f")
+    g.e.emit(riscv.FcvtSLU if dtype == "f32" else riscv.FcvtDLU, fd=f, rs1=r)
+    return f
 
 
 def _bitcast(g, op) -> None:
