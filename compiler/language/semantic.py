@@ -824,6 +824,11 @@ class Semantic:
             raise ValueError("Tensor descriptor last dim must be 1")
         if padding_option not in ("zero", None):
             raise ValueError(f"padding_option {padding_option!r} is not supported (only 'zero')")
+        itemsize = base.type.scalar.element_ty.itemsize
+        row = int(_unwrap(block_shape[-1]))
+        if row * itemsize < 16:        # Triton's descriptor contract (rows the GPUs' TMA moves): kept for portability
+            raise ValueError(f"Descriptor block shape must have at least 16 bytes in the last dimension, got "
+                             f"{row} x {itemsize} = {row * itemsize} bytes")
         block = T.BlockType(validate_block_shape(block_shape), base.type.scalar.element_ty)
         sizes = [self.cast(self.to_tensor(s), T.i32) for s in shape]
         strd = [self.cast(self.to_tensor(s), T.i64) for s in strides]

@@ -332,3 +332,24 @@ def test_split_of_a_pair_gives_two_scalars(executor, dtype):
     z = np.full(2, -7777, dtype)                 # poison: no result is this
     launch(split_to_scalars_kernel, (1,), x, z, executor=executor)
     np.testing.assert_allclose(z, [x[0] * 3 - x[1], x[1]], rtol=1e-6)
+
+
+@triton.jit
+def narrow_descriptor_kernel(X, ROW: tl.constexpr):
+    desc = tl.make_tensor_descriptor(X, [16, 16], [16, 1], [4, ROW])
+    desc.store([0, 0], desc.load([0, 0]) + 1)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_descriptor_block_row_under_16_bytes_is_refused(executor):
+    """Triton's tensor descriptors move block rows of at least 16 bytes; a narrower block is refused
+    at its line, as Triton refuses it; an 8 x int16 row (16 bytes) runs."""
+    x = RNG.integers(-100, 100, (16, 16)).astype(np.int16)
+    before = x.copy()
+    with pytest.raises(triton.CompilationError, match="at least 16 bytes in the last dimension, got 4 x 2 = 8 bytes") as e:
+        launch(narrow_descriptor_kernel, (1,), x, ROW=4, executor=executor)
+    assert "tl.make_tensor_descriptor(X" in str(e.value)
+    np.testing.assert_array_equal(x, before)
+    launch(narrow_descriptor_kernel, (1,), x, ROW=8, executor=executor)
+    before[:4, :8] += 1
+    np.testing.assert_array_equal(x, before)
