@@ -104,9 +104,10 @@ def promote(a: str, b: str) -> str:
 
 
 def sum_dtype(d: str) -> str:
-    """tl.sum / tl.cumsum accumulate integers narrower than 32 bits in (u)int32."""
+    """tl.sum / tl.cumsum accumulate integers narrower than 32 bits in (u)int32; Triton counts int1 as
+    unsigned, so a sum of booleans is uint32."""
     if d == "i1":
-        return "i32"
+        return "u32"
     if is_int(d) and BITS[d] < 32:
         return "u32" if is_unsigned(d) else "i32"
     return d
