@@ -294,8 +294,18 @@ class Semantic:
         return self._op(Op.SHLI, [a, b], a.type)
 
     def shr(self, a, b):
+        # Triton picks the arithmetic or the logical shift by the tensor operand's own signedness (the
+        # left one's, else the right one's), before promotion: int8 >> uint8 promotes to uint8 but still
+        # shifts arithmetically, keeping the sign bit of the value widened from int8
+        own = a if isinstance(a, tensor) else b
+        arithmetic = own.type.scalar.is_int_signed() if isinstance(own, tensor) else True
         a, b = self._bitwise(a, b)
-        return self._op(Op.SHRSI if a.type.scalar.is_int_signed() else Op.SHRUI, [a, b], a.type)
+        t = a.type.scalar
+        if arithmetic and not t.is_int_signed():
+            signed = T.SCALARS[f"i{t.int_bitwidth}"]
+            r = self._op(Op.SHRSI, [self.bitcast(a, signed), self.bitcast(b, signed)], signed.with_shape(_shape(a)))
+            return self.bitcast(r, t)
+        return self._op(Op.SHRSI if t.is_int_signed() else Op.SHRUI, [a, b], a.type)
 
     def _to_bool(self, x) -> tensor:
         x = self.to_tensor(x)
