@@ -97,8 +97,10 @@ class AstToIR(ast.NodeVisitor):
                         except Exception as e:
                             raise self.error(stmt, _message(e)) from _bare(e)
                     return
-                self.visit_stmts(stmt.body if _static_truth(cond) else stmt.orelse)
-                continue
+                # a compile-time if: its taken branch and the rest of the list are one list, so that an
+                # early return in a runtime if inside the branch keeps the rest in its fall-through path
+                self.visit_stmts((stmt.body if _static_truth(cond) else stmt.orelse) + stmts[i + 1:])
+                return
             self.visit(stmt)
 
     def visit_FunctionDef(self, node):

@@ -1,0 +1,32 @@
+"""An early `return` in a runtime if nested in a compile-time if, on both executors.
+
+The code after the compile-time if must still run when the runtime condition is false (Triton's
+test_if_return[dynamic]); the frontend dropped it, a silent wrong answer on both executors. The
+output is poisoned with 7, which neither path writes.
+"""
+import numpy as np
+import pytest
+
+import compiler as triton
+import compiler.language as tl
+from executors import EXECUTORS, launch
+
+
+@triton.jit
+def exit_early(flag_ptr, out_ptr, mode: tl.constexpr):
+    if mode == "dynamic":
+        if tl.load(flag_ptr):
+            tl.store(out_ptr, 10)
+            return
+    else:
+        tl.store(out_ptr, 20)
+        return
+    tl.store(out_ptr, 30)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("mode, flag, expected", [("dynamic", 1, 10), ("dynamic", 0, 30), ("static", 0, 20)])
+def test_the_rest_of_the_kernel_runs_when_a_nested_early_return_is_not_taken(executor, mode, flag, expected):
+    out = np.full(1, 7, np.int32)
+    launch(exit_early, (1,), np.array([flag], np.int32), out, mode, executor=executor)
+    assert out[0] == expected
