@@ -60,7 +60,11 @@ def test_autotune_picks_the_config_with_the_fewest_simulated_cycles():
     assert tuned_add.best_config.kwargs["BLOCK"] != 64           # tiny blocks pay a command per 64 elements
 
 
-def test_autotune_trials_run_timing_only_and_the_winner_computes(monkeypatch):
+@pytest.mark.parametrize("workers, launches_here", [(1, [False, False, False, True]), (2, [False, True])])
+def test_autotune_trials_run_timing_only_and_the_winner_computes(monkeypatch, workers, launches_here):
+    # the first trial runs here, the others here too (workers=1) or in worker processes, unseen by the spy
+    monkeypatch.setattr(tuned_add, "workers", workers)
+    monkeypatch.setattr(tuned_add, "best_configs", {})
     x = np.random.default_rng(1).random(9_000, dtype=np.float32)
     out = np.full_like(x, np.nan)
     records = []
@@ -73,5 +77,5 @@ def test_autotune_trials_run_timing_only_and_the_winner_computes(monkeypatch):
     monkeypatch.setattr(tuned_add.fn, "run", spy)
     with use_config("mtia-small"):
         tuned_add[lambda meta: (triton.cdiv(x.size, meta["BLOCK"]),)](x, x, out, x.size)
-    assert records == [False, False, False, True]
+    assert records == launches_here
     np.testing.assert_array_equal(out, 2 * x)

@@ -4,14 +4,30 @@ The autotuner benchmarks each config with the current executor *without* committ
 (user arrays stay untouched during tuning), timing only on the simulator (`numerics=False`: the
 same cycles, without computing the numbers; only the winner's run computes them), takes the run
 record's `cycles` as the cost and caches the fastest config per key (values of the `key`
-arguments plus the dtypes of array arguments).
+arguments plus the dtypes of array arguments); of equal costs the earlier config wins.
 An executor without a clock (cycles=None, e.g. the interpreter) makes it pick the first config.
+
+The first trial runs in this process (it tells whether the executor has a clock); the others run in
+parallel worker processes (`trials.py`): `workers=` of @autotune, else MTIASIM_AUTOTUNE_WORKERS, else
+os.cpu_count(), and without an explicit count only when the first trial says the rest would take
+longer than starting workers costs. A config that fails (OutOfResources: its tiles do not fit the
+local store, found at compile time before anything is simulated) is skipped and kept in `failures`;
+if every config fails, the first one's error is raised. TRITON_PRINT_AUTOTUNING=1 prints each tuning.
 """
 from __future__ import annotations
 
 import math
+import os
+import time
 
 import numpy as np
+
+from . import trials
+
+# Without an explicit worker count, trials go to workers only when the first trial's time times the
+# trials left reaches this: forking the pool and collecting results costs tens of milliseconds, which
+# a few quick trials would not earn back.
+PARALLEL_MIN_SECONDS = 1.0
 
 
 class Config:
@@ -84,13 +100,18 @@ class Heuristics(_Wrapper):
 class Autotuner(_Wrapper):
     def __init__(self, fn, configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
                  pre_hook=None, post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None,
-                 cache_results=False):
+                 cache_results=False, workers: int | None = None, trial_timeout: float | None = None):
         super().__init__(fn)
         self.configs = list(configs) or [Config({})]
         self.keys = list(key)
         self.prune_configs_by = prune_configs_by or {}
+        if workers is not None and (not isinstance(workers, int) or workers < 1):
+            raise ValueError(f"autotune(workers={workers!r}): the number of worker processes must be an integer >= 1")
+        self.workers = workers            # None: MTIASIM_AUTOTUNE_WORKERS or os.cpu_count(), when it pays
+        self.trial_timeout = trial_timeout   # seconds without a trial finishing before the rest are failed
         self.best_configs: dict = {}      # key -> Config
-        self.timings: dict = {}           # key -> {config index: cycles}
+        self.timings: dict = {}           # key -> {config index: cycles; inf for a config that failed}
+        self.failures: dict = {}          # key -> {config index: "ErrorType: message"}
         self.best_config = None
         self.bench_runs = 0
 
@@ -108,33 +129,57 @@ class Autotuner(_Wrapper):
 
     def _bench(self, config: Config, args, kwargs, grid) -> float:
         full = {**kwargs, **config.all_kwargs(), "numerics": False}
-        self.bench_runs += 1
         record = self.fn.run(*args, grid=grid, _commit=False, **full)
         return record.cycles
+
+    def _trials(self, configs: list, args, kwargs, grid) -> tuple[dict, Exception | None]:
+        """({config index: trials.Outcome} of every config (only the first without a clock), the first
+        config's exception if it failed)."""
+        def trial(i):
+            return self._bench(configs[i], args, kwargs, grid)
+        start = time.perf_counter()
+        first_error = None
+        try:
+            first = trials.Outcome.of(trial(0))
+        except Exception as e:   # a config that fails to compile or run is skipped
+            first, first_error = trials.Outcome.of_error(e), e
+        outcomes = {0: first}
+        rest = range(1, len(configs))
+        if rest and (first.failed or first.cost is not None):
+            workers = self.workers or trials.default_workers()
+            if self.workers is None and (time.perf_counter() - start) * len(rest) < PARALLEL_MIN_SECONDS:
+                workers = 1
+            outcomes.update(trials.run_trials(trial, rest, workers, self.trial_timeout))
+        self.bench_runs += len(outcomes)
+        return outcomes, first_error
+
+    def _tune(self, key, configs: list, args, kwargs, grid) -> Config:
+        start = time.perf_counter()
+        outcomes, first_error = self._trials(configs, args, kwargs, grid)
+        failures = {i: o.error for i, o in outcomes.items() if o.failed}
+        if len(failures) == len(configs):             # nothing ran: the first config's error says why
+            raise first_error
+        clockless = [i for i, o in outcomes.items() if not o.failed and o.cost is None]
+        if clockless:                                 # no clock: nothing to compare, keep the first that ran
+            costs = {min(clockless): 0.0}
+        else:
+            costs = {i: math.inf if o.failed else o.cost for i, o in sorted(outcomes.items())}
+        best = min(costs, key=lambda i: (costs[i], i))
+        self.timings[key] = costs
+        self.failures[key] = failures
+        if os.environ.get("TRITON_PRINT_AUTOTUNING") == "1":
+            print(f"Triton autotuning for function {self.jit.__name__} finished after "
+                  f"{time.perf_counter() - start:.2f}s; best config selected: {configs[best]};")
+            for i, why in sorted(failures.items()):
+                print(f"  config {configs[i]} skipped: {why}")
+        return configs[best]
 
     def run(self, *args, grid, **kwargs):
         commit = kwargs.pop("_commit", True)
         named = self._named(args, kwargs)
         key = self._key(named)
         if key not in self.best_configs:
-            configs = self._pruned(named)
-            costs, first_error = {}, None
-            for i, cfg in enumerate(configs):
-                try:
-                    cycles = self._bench(cfg, args, kwargs, grid)
-                except Exception as e:   # a config that fails to compile or run is skipped
-                    first_error = first_error or e
-                    costs[i] = math.inf
-                    continue
-                if cycles is None:      # no clock: nothing to compare, keep the first config
-                    costs = {i: 0.0}
-                    break
-                costs[i] = float(cycles)
-            if all(math.isinf(c) for c in costs.values()):
-                raise first_error
-            best = min(costs, key=lambda i: costs[i])
-            self.best_configs[key] = configs[best]
-            self.timings[key] = costs
+            self.best_configs[key] = self._tune(key, self._pruned(named), args, kwargs, grid)
         cfg = self.best_configs[key]
         self.best_config = cfg
         full = {**kwargs, **cfg.all_kwargs()}
@@ -144,10 +189,12 @@ class Autotuner(_Wrapper):
 
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
-             post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=False):
+             post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=False,
+             workers: int | None = None, trial_timeout: float | None = None):
+    """Triton's @autotune; `workers` (processes for the trials) and `trial_timeout` are ours (module docstring)."""
     def deco(fn):
         return Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value, pre_hook, post_hook,
-                         warmup, rep, use_cuda_graph, do_bench, cache_results)
+                         warmup, rep, use_cuda_graph, do_bench, cache_results, workers, trial_timeout)
     return deco
 
 
