@@ -64,6 +64,20 @@ def program_id(index: int, grid: tuple) -> tuple[int, int, int]:
     return index % gx, index // gx % gy, index // (gx * gy)
 
 
+def check_cooperative_grid(cooperative, grid: tuple, num_pes: int) -> None:
+    """Triton's `launch_cooperative_grid=True` (CUDA's cooperative launch) promises that every program of
+    the grid runs at the same time, so programs may wait for each other (a grid-wide barrier). An MTIA
+    program runs alongside the others only on a PE of its own, so such a grid has at most one program per
+    PE (every mapping then gives each program its own PE); a larger one is refused, as CUDA refuses a
+    cooperative grid that does not fit the device at once. False (or absent) promises nothing."""
+    if not cooperative:
+        return
+    n = int(grid[0]) * int(grid[1]) * int(grid[2])
+    if n > num_pes:
+        raise ValueError(f"launch_cooperative_grid=True: the grid {tuple(grid)} has {n} programs, but only {num_pes} "
+                         f"(the config's PEs, one program each) run at the same time")
+
+
 def max_steps(value=None) -> int:
     """The step limit of a launch: `value` (the `max_steps=` launch option), else the environment's
     MTIASIM_MAX_STEPS, else DEFAULT_MAX_STEPS."""

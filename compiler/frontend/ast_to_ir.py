@@ -269,8 +269,21 @@ class AstToIR(ast.NodeVisitor):
         for expr in (node.body, node.orelse):
             block = Block()
             with self.b.at_end(block):
-                vals.append(self.sem.to_tensor(self.visit(expr)))
+                vals.append(self.visit(expr))
             blocks.append(block)
+        void = [_unwrap(v) is None for v in vals]
+        if all(void):   # `tl.store(a) if c else tl.store(b)`: an if for its side effects, no value
+            for block in blocks:
+                with self.b.at_end(block):
+                    self.b.create(Op.YIELD, [])
+            self.b.create(Op.IF, [cond.handle], [], regions=[Region([b]) for b in blocks])
+            return None
+        if any(void):
+            raise CompileTimeError("Ternary expression with dynamic condition has a value in one branch only: "
+                                   f"{'None' if void[0] else 'a value'} and {'None' if void[1] else 'a value'}")
+        for i, block in enumerate(blocks):
+            with self.b.at_end(block):
+                vals[i] = self.sem.to_tensor(vals[i])
         if vals[0].type != vals[1].type:
             raise CompileTimeError(f"Ternary expression with dynamic condition has inconsistent types "
                                    f"{vals[0].type} and {vals[1].type}")

@@ -22,17 +22,33 @@ float8e4nv, float8e5 = T.f8e4m3, T.f8e5m2
 bool_ = int1
 
 
-def pointer_type(element_ty, address_space: int = 1) -> PointerType:
+class _TypeMaker(type):
+    """Triton's `pointer_type` and `block_type` are classes: calling one makes a type, and kernels ask
+    `isinstance(x.dtype, tl.pointer_type)`. Ours make the IR's types, and answer isinstance for them."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, cls.made)
+
+
+class pointer_type(metaclass=_TypeMaker):
     """The type of a pointer to `element_ty` (e.g. for `x.to(tl.pointer_type(tl.float16))`)."""
-    return PointerType(_unwrap(element_ty), address_space)
+    made = PointerType
+    __triton_constexpr_function__ = True   # callable in kernels on compile-time values
+
+    def __new__(cls, element_ty, address_space: int = 1) -> PointerType:
+        return PointerType(_unwrap(element_ty), address_space)
 
 
-def block_type(element_ty, shape) -> BlockType:
-    return BlockType(tuple(int(_unwrap(s)) for s in shape), _unwrap(element_ty))
+class block_type(metaclass=_TypeMaker):
+    """The type of a block of `element_ty` of the given shape."""
+    made = BlockType
+    __triton_constexpr_function__ = True
+
+    def __new__(cls, element_ty, shape) -> BlockType:
+        return BlockType(tuple(int(_unwrap(s)) for s in shape), _unwrap(element_ty))
 
 
-pointer_type.__triton_constexpr_function__ = True   # callable in kernels on compile-time values
-block_type.__triton_constexpr_function__ = True
+pi32_t = PointerType(int32)   # Triton's name for a pointer to int32
 
 
 # --- builtins -------------------------------------------------------------------------------------

@@ -548,10 +548,14 @@ class Semantic:
         x = self.to_tensor(x)
         axes = [_unwrap(a) for a in axis] if isinstance(_unwrap(axis), (list, tuple)) else [_unwrap(axis)]
         rank = len(_shape(x)) + len(axes)
+        for a in axes:   # the axis as the user wrote it
+            if not -rank <= a < rank:
+                raise ValueError(f"invalid axis {a} for expand_dims of a rank-{rank - len(axes)} tensor: "
+                                 f"expected {-rank} <= axis < {rank}")
         axes = sorted(a + rank if a < 0 else a for a in axes)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"expand_dims received duplicate axes, normalized axes = {axes}")
         for a in axes:
-            if not 0 <= a < rank:
-                raise ValueError(f"invalid axis {a} for expand_dims of a rank-{rank - len(axes)} tensor")
             shape = list(_shape(x))
             shape.insert(a, 1)
             if not x.type.is_block():

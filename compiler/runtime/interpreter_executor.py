@@ -34,6 +34,7 @@ class InterpreterExecutor:
                 values.append(np.asarray(v).astype(t.np_dtype) if not isinstance(v, np.ndarray) else v)
         n = grid[0] * grid[1] * grid[2]
         num_pes = get_config().num_pes
+        plan.check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, num_pes)
         interp = Interpreter(func, memory, grid, lambda linear: int(plan.pe_of(linear, n, num_pes, options.pe_mapping)),
                              plan.max_steps(options.extra.get("max_steps")))
         start = time.perf_counter()

@@ -22,7 +22,7 @@ from .specialize import ConstArg, RuntimeArg, key_part, specialize
 # keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
 LAUNCH_KEYWORDS = ["num_warps", "num_stages", "pe_mapping", "num_ctas", "maxnreg", "enable_fp_fusion",
                    "debug", "extern_libs", "executor", "numerics", "sram_resident", "machine", "max_steps",
-                   "mtia_options"]
+                   "mtia_options", "launch_cooperative_grid"]
 # Triton's own compile options: a kernel parameter of the same name (the fused-softmax tutorial's
 # `num_stages: tl.constexpr`) binds the value and the launch still reads it, as Triton's launcher does
 TRITON_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "debug", "extern_libs")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from simulator.errors import DeviceAssertionError as SimDeviceAssertionError
 from simulator.errors import SanitizerError, SimError
 from simulator.errors import StepLimitError as SimStepLimitError
+from simulator.launch import check_cooperative_grid
 
 from ..errors import DeviceAssertionError, KernelRuntimeError, OutOfBoundsError, StepLimitError
 from .compiled import register_stage
@@ -101,6 +102,7 @@ class MtiaExecutor:
         if machine is None:
             machine = Machine(get_config(), numerics=options.extra.get("numerics", self.numerics))
         cfg = machine.cfg
+        check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, cfg.num_pes)
         prog, _ = mtia_program(compiled, cfg, options.num_stages, options.extra.get("mtia_options"))
         values = {}
         for decl, v in zip(prog.args, args.values):

@@ -37,13 +37,13 @@ class MaterializePointers:
 
     def run(self, module) -> None:
         for func in module.functions:
-            if not any(op.name in _MEMORY and op.ptr.type.is_block() for op in func.walk()):
-                continue
             elem = {}                     # value -> pointee type, remembered before retyping
             for op in func.walk():
                 for v in list(op.results) + [a for r in op.regions for a in r.block.args]:
                     if _is_ptr_block(v.type):
                         elem[v] = v.type.scalar.element_ty
+            if not elem:   # (a pointer block never dereferenced is one too: pointers selected and stored as ints)
+                continue
             for op in list(func.walk()):
                 _rewrite(op, elem)
             for v in elem:
@@ -77,6 +77,8 @@ def _rewrite(op: Operation, elem: dict) -> None:
     elif name in _MEMORY and op.ptr in elem:
         # the element type is what the access moves (a bitcast pointer may have changed it)
         _memory(b, op, _pointee(op))
+    elif name in (mtia.STORE_BOX, mtia.SCATTER) and op.ptr not in elem:
+        pass                               # addresses stored as data (int64): the value block is i64 once retyped
     elif name in _RETYPE or name in (Op.FOR, Op.IF, Op.WHILE, Op.YIELD, Op.CONDITION):
         pass                               # result types follow the operands once retyped
     elif any(v in elem for v in op.operands):
