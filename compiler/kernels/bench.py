@@ -8,9 +8,8 @@ program are run). Below the table, the comparisons the performance targets are s
     python -m compiler.kernels.bench --quick    # smaller shapes, for a first look
     mtiasim bench --kernels                     # the same table from the CLI
 
-Every run is timing-only (`numerics=False`, the same cycles as with numerics), except the
-simulator-speed comparison against Triton's own interpreter (`--interpreter`, needs the `inductor`
-extra's triton and torch), which computes the numbers on both sides.
+Every run is timing-only (`numerics=False`, the same cycles as with numerics). How fast the simulator
+computes a kernel with numerics against Triton's own interpreter is `benchmarks/interpreter_speed.py`.
 """
 from __future__ import annotations
 
