@@ -12,6 +12,13 @@ clamped rows stay one descriptor (the engine splits it into one box per contiguo
 wrap of a dimension no longer than its bound):
 `wrap=[d, s, m]` steps by (s + i_d) rem m, C's remainder (Triton's `%`); `clamp=[d, s, b, f]` by
 s + i_d where that is < b, else f (`tl.where(offs < M, offs, f)`, `tl.minimum(offs, f)`).
+
+Command forms (ISCA'25's custom instructions for tight issue loops; what they save is the control
+core's time, see docs/timing-model.md): `inc=n` (auto-increment) adds n elements of the tile's dtype
+to the base register once the command is issued, as a post-increment addressing mode does, and the
+command processor advances the address it holds by as much; `ctx=c` (multi-context, c >= 1) issues
+the command through command context c of its engine, which keeps the operands of the last command
+issued through it, so that operands equal to those are not sent again.
 """
 from __future__ import annotations
 
@@ -30,7 +37,8 @@ class DmaIn(Instr):
     bcast=N (N > 1): a broadcast read. The N PEs of this PE's group (N consecutive PEs of a grid row,
     PE index // N; N divides the columns) each issue the same dma.in, and the k-th broadcast read of
     every member is one transfer: memory and the NoC up to where the routes part carry it once. It
-    starts when the last member has issued it; a member that never does leaves the others waiting."""
+    starts when the last member has issued it; a member that never does leaves the others waiting.
+    ctx, inc: the command forms of the module docstring."""
     dst: TileKind
     base: XReg
     strides: XList
@@ -41,13 +49,16 @@ class DmaIn(Instr):
     clamp: XList = ()
     prefetch: XOrImm = 0
     bcast: Imm = 0
+    ctx: Imm = 0
+    inc: XOrImm = 0
 
 
 @instruction("dma.out", "dma")
 class DmaOut(Instr):
     """mem[base + sum_k(j_k * strides[k]) * itemsize] = src[i] for every index i of src's box with
     i_k < valid[k], j_k as for dma.in (where a clamp sends several elements to one address, the last
-    in row-major order lands); nothing else is written."""
+    in row-major order lands); nothing else is written. ctx, inc: the command forms of the module
+    docstring."""
     src: TileKind
     base: XReg
     strides: XList
@@ -55,6 +66,8 @@ class DmaOut(Instr):
     unaligned: Imm = 0
     wrap: XList = ()
     clamp: XList = ()
+    ctx: Imm = 0
+    inc: XOrImm = 0
 
 
 @instruction("dma.gather", "dma")

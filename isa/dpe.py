@@ -13,10 +13,14 @@ class DpeMatmul(Instr):
     b is [K, N] ([N, K] with trans_b), out is [M, N]; a leading batch dimension is allowed on all
     three. Products are exact and summed in f32 (i32 for i8/u8 inputs), then rounded to out's dtype.
     a and b have the same dtype. `rows`, when nonzero, is the number of rows of a that hold data
-    (an effective shape): the DPE skips the rest and leaves those rows of out unchanged (acc) or zero."""
+    (an effective shape): the DPE skips the rest and leaves those rows of out unchanged (acc) or zero.
+    ctx=c (c >= 1, multi-context: ISCA'25's GEMM contexts): issued through command context c of the
+    DPE, which keeps the operands of the last command issued through it; operands equal to those
+    are not sent again (the same result, less of the control core's time)."""
     out: TileKind
     a: TileKind
     b: TileKind
     trans_a: Imm = 0
     trans_b: Imm = 0
     rows: XOrImm = 0
+    ctx: Imm = 0

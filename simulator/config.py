@@ -97,7 +97,12 @@ class Grid(_Model):
 class ScalarCore(_Model):
     cpi: float = _f("cycles per scalar RISC-V instruction", gt=0, le=100)
     branch_taken_cycles: int = _f("extra cycles when a branch is taken", ge=0, le=100)
-    issue_cycles: int = _f("cycles the core spends issuing one custom instruction to the CP", ge=0, le=1000)
+    issue_cycles: int = _f("cycles the core spends pushing one engine command to the CP, its operands "
+                           "written before it", ge=0, le=1000)
+    operand_words_per_write: int = _f("operand words (64 bits each) one custom instruction writes to the CP",
+                                      ge=1, le=16)
+    operand_write_cycles: float = _f("cycles of one custom instruction that writes command operands", ge=0,
+                                     le=1000)
     ls_load_cycles: int = _f("cycles of a scalar load from the local store", ge=0, le=1000)
     global_load_cycles: int = _f("cycles of a scalar load from SRAM/DRAM (round trip)", ge=0, le=100000)
 
@@ -163,6 +168,8 @@ class Pe(_Model):
     queue_depth: int = _f("commands each engine's queue in the command processor holds", ge=1, le=4096)
     cp_cycles: int = _f("cycles the command processor takes to resolve a command (dependency check, CB "
                         "pointers) before its engine may start it", ge=0, le=1000)
+    command_contexts: int = _f("command contexts per engine (the ctx= form of a command): each keeps the "
+                               "operands of the last command issued through it", ge=0, le=64)
     scalar: ScalarCore
     dpe: Dpe
     se: Engine

@@ -205,11 +205,15 @@ def test_matmul_stages_are_readable():
         CHECK: mtia::dpe_mm({.out = cb0.acc, .a = cb1.pop, .b = cb2.pop, .trans_a = 0, .trans_b = 0});
         CHECK: mtia::dma_out({.src = cb0.pop
     """)
-    # the K loop's scalar code: k * BLOCK_K is a shift, and the pointers step in place (no back-edge copies)
+    # the K loop's scalar code: k * BLOCK_K is a shift, and the pointers step by the loads' auto-increments
+    # (32 elements of A's row, a register holding B's row stride), each command in a context of its own
     loop = c.asm["mtia-asm"].split("for_1:")[1].split("endfor_2:")[0]
     k = re.search(r"bge (x\d+), x\d+, endfor_2\n\s+slli x\d+, \1, 5\n", loop)
     assert k, loop
-    assert re.search(r"addi (x\d+), \1, 64\n", loop) and re.search(r"\n\s+add (x\d+), \1, x\d+\n", loop), loop
+    assert re.search(r"dma.in cb1.push.*, ctx=1, inc=32\n\s+dma.in cb2.push.*, ctx=2, inc=x\d+\n"
+                     r"\s+dpe.mm .*, ctx=1\n", loop), loop
+    for base in re.findall(r"dma.in cb\d.push:\S+ (x\d+),", loop):
+        assert not re.search(rf"^\s*addi? {base}, ", loop, re.M), loop
     assert re.search(rf"addi {k[1]}, {k[1]}, 1\n\s+sext.w {k[1]}, {k[1]}\n\s+j for_1", loop), loop
     assert not re.search(r"^\s*(mv|li|mul) ", loop, re.M), loop
 

@@ -28,6 +28,14 @@ class BackendOptions:
     """A loop-carried tile each iteration makes afresh (computed one iteration ahead, as a software-
     pipelined loop does) rotates through two slots of its buffer; off: it is copied into the carried
     slot at the end of every iteration (an SE move of the whole tile)."""
+    auto_increment: bool = True
+    """A box DMA whose base register the same block then advances by a constant or loop-invariant step
+    takes the auto-increment form (`inc=`) and the update goes (compiler/backend/command_forms.py);
+    off: the control core computes each address and sends it with the command."""
+    command_contexts: bool = True
+    """Each DMA and DPE command in a loop is issued through a command context of its own (`ctx=`), so
+    it sends only the operands that changed since its last issue; off: every command sends all its
+    operands."""
 
     @staticmethod
     def names() -> tuple[str, ...]:

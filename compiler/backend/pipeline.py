@@ -17,6 +17,7 @@ from ..errors import CompilationError
 from ..ir import print_module, reprint, verify
 from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 from .codegen.generate import Codegen
+from .command_forms import apply_command_forms
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
 from .passes.bufferize import Bufferize
 from .passes.expand_combine import ExpandCombine
@@ -57,6 +58,7 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
     """`options` turns optimisations off (options.py); with `check_roundtrip`, each pass's printed IR
     must parse back to the same text."""
     t0 = time.perf_counter()
+    opts = options or BackendOptions()
     stages: dict[str, str] = {}
     for p in backend_passes(cfg, num_stages, options):
         p.run(module)
@@ -64,7 +66,7 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
         text = stages[f"mtia.{p.name}"] = print_module(module)
         if check_roundtrip and reprint(text) != text:
             raise CompilationError(f"internal error: IR stage 'mtia.{p.name}' does not round-trip through the parser")
-    prog, cpp, llvm = emit_program(module, cfg, meta)
+    prog, cpp, llvm = emit_program(module, cfg, meta, opts)
     prog.meta["compile_seconds"] = round(time.perf_counter() - t0, 4)
     stages["mtia-asm"] = prog.to_asm()
     stages["cpp"] = cpp
@@ -73,9 +75,11 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
     return prog, stages
 
 
-def emit_program(module, cfg, meta: dict | None = None) -> tuple[Program, str, str]:
-    """Codegen and register allocation of a module the backend passes have run on: the program, its
-    C++ rendering and its control code as LLVM IR."""
+def emit_program(module, cfg, meta: dict | None = None,
+                 options: BackendOptions | None = None) -> tuple[Program, str, str]:
+    """Codegen, register allocation and the command forms of a module the backend passes have run
+    on: the program, its C++ rendering and its control code as LLVM IR (both without the forms)."""
+    opts = options or BackendOptions()
     func = module.functions[0]
     plan = read_plan(func)
     g = Codegen(func, plan, Target.of(cfg))
@@ -97,4 +101,5 @@ def emit_program(module, cfg, meta: dict | None = None) -> tuple[Program, str, s
     prog.meta = dict(meta or {})
     prog.meta.update({"lines": lines, "ls_bytes": func.attrs.get("mtia.ls_used", 0), "spills": spills,
                       "config": cfg.name})
+    apply_command_forms(prog, opts.auto_increment, cfg.pe.command_contexts if opts.command_contexts else 0)
     return prog, g.cpp.text(), g.llvm.text()

@@ -14,6 +14,7 @@ computes a kernel with numerics against Triton's own interpreter is `benchmarks/
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ class Case:
     launch: dict = field(default_factory=dict)
     label: str = ""
     stages: tuple = ()          # other `num_stages` to run it with (its ablation: that many stages / 3)
+    together: tuple = ()        # switches also turned off all at once (one more ablation, "a+b")
 
     @property
     def name(self) -> str:
@@ -49,7 +51,8 @@ def cases(quick: bool) -> list[Case]:
         Case("int8_gemm", (g, g, g), "peak", {"sram_resident": True}),
         Case("matmul", (g, g, g), "peak", {"sram_resident": True, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
              "matmul (library, 128x128x64)"),
-        Case("matmul", (256, 256, 256), "peak", {"sram_resident": True}, "matmul 256^3"),
+        Case("matmul", (256, 256, 256), "peak", {"sram_resident": True}, "matmul 256^3",
+             together=("auto_increment", "command_contexts")),
         Case("row_sum", (64, 32768), "dram", {"BLOCK": 128}, "row_sum (512 B chunks)", stages=(1, 2)),
         Case("attention", att, "peak", {}, "attention (flash, non-causal)"),
         Case("attention_causal", att, "peak", {}, "attention causal (zigzag)"),
@@ -111,10 +114,14 @@ def measure(case: Case, ablations: bool = True) -> dict:
     rep, compiled = _launch(case, rng)
     cpu = time.process_time() - cpu
     floors = rep.roofline.floors
+    core = _core_cycles(rep)
     row = {"kernel": case.name, "shape": "x".join(map(str, case.shape)), "cycles": int(rep.cycles),
            "metric": case.metric, "fraction": floors["compute" if case.metric == "peak" else "dram"] / rep.seconds,
-           "bound": rep.roofline.bound, "roofline_fraction": rep.roofline.fraction, "wall_s": rep.wall_seconds,
-           "cpu_s": cpu, "core": rep.utilization.get("core", 0.0), "launch_s": _launch_seconds(),
+           "bound": _bound(rep, core), "roofline_fraction": rep.roofline.fraction, "wall_s": rep.wall_seconds,
+           "cpu_s": cpu, "core": rep.utilization.get("core", 0.0), "core_cycles": core, "core_off": {},
+           "dpe_cycles": _busiest(rep, "dpe"),
+           "roof": rep.roofline.bound,
+           "floor_cycles": rep.roofline.floor_seconds * rep.cycles / rep.seconds, "launch_s": _launch_seconds(),
            "seconds": rep.seconds, "commands": rep.commands, "stages": case.launch.get("num_stages", 3), "ablations": {}}
     if ablations:
         stages = row["stages"]
@@ -126,10 +133,46 @@ def measure(case: Case, ablations: bool = True) -> dict:
                     row["ablations"][sw] = type(e).__name__
                     continue
                 row["ablations"][sw] = off.cycles / rep.cycles
+                row["core_off"][sw] = _core_cycles(off)
+        if case.together:
+            key = "+".join(case.together)
+            off, _ = _launch(case, np.random.default_rng(0), BackendOptions.of({sw: False for sw in case.together}))
+            row["ablations"][key] = off.cycles / rep.cycles
+            row["core_off"][key] = _core_cycles(off)
+            row["per_step"] = _per_k_step(case)
         for n in case.stages:
             other, _ = _launch(case, np.random.default_rng(0), num_stages=n)
             row["ablations"][f"num_stages={n}"] = other.cycles / rep.cycles
     return row
+
+
+def _per_k_step(case: Case) -> dict:
+    """A matmul case's control-core and DPE cycles per K step, with the `together` switches on and
+    off: what a run at twice the K adds, over the K steps it adds (the library's BLOCK_K is 32)."""
+    m, n, k = case.shape
+    out = {}
+    for name, opts in (("on", None), ("off", BackendOptions.of({sw: False for sw in case.together}))):
+        reps = [_launch(dataclasses.replace(case, shape=(m, n, kk)), np.random.default_rng(0), opts)[0]
+                for kk in (k, 2 * k)]
+        steps = k // 32
+        out[name] = {u: (_busiest(reps[1], u) - _busiest(reps[0], u)) / steps for u in ("core", "dpe")}
+    return out
+
+
+def _busiest(rep, unit: str) -> float:
+    return max((p.get(unit, 0.0) for p in rep.per_pe), default=0.0) * rep.cycles
+
+
+def _core_cycles(rep) -> float:
+    """The busiest control core's cycles of work (instructions and command issue, no waiting): a
+    floor of the run's time after the launch, as the core runs its program in order."""
+    return _busiest(rep, "core")
+
+
+def _bound(rep, core_cycles: float) -> str:
+    """The roofline's binding roof, or "issue" when the control core's own work takes longer."""
+    floor = rep.roofline.floor_seconds * rep.cycles / rep.seconds if rep.seconds else 0.0
+    return "issue" if core_cycles > floor else rep.roofline.bound
 
 
 def _launch_seconds() -> float:
@@ -156,8 +199,16 @@ def comparisons(quick: bool, rows: list[dict]) -> list[str]:
                    f"faster than linear")
     small = by.get("matmul 256^3")
     if small:
+        offs = ", ".join(f"{v:,.0f} with {k.replace('+', ' and ')} off" for k, v in small["core_off"].items()
+                         if k in ("auto_increment", "command_contexts", "auto_increment+command_contexts"))
         out.append(f"matmul 256^3: {small['cycles']:,} cycles, the launch {100 * small['launch_s'] / small['seconds']:.0f}% "
-                   f"of them; the control core is busy {100 * small['core']:.1f}% of the time")
+                   f"of them; the busiest control core works {small['core_cycles']:,.0f} cycles"
+                   f"{' (' + offs + ')' if offs else ''}, the busiest DPE {small['dpe_cycles']:,.0f}, and the "
+                   f"roofline's floor ({small['roof']}) is {small['floor_cycles']:,.0f}")
+        step = small.get("per_step")
+        if step:
+            out.append(f"matmul 256^3, per K step: the control core {step['on']['core']:.0f} cycles with the command "
+                       f"forms, {step['off']['core']:.0f} without; the DPE {step['on']['dpe']:.0f}")
     for r in rows:           # num_stages alternatives: cycles and fraction at each depth
         ratio = {int(k.split("=")[1]): v for k, v in r["ablations"].items() if k.startswith("num_stages=")}
         if ratio:

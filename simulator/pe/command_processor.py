@@ -10,14 +10,25 @@ What an instruction's operands are (which fields are literals, which registers t
 each tile names and its size) does not change between issues, so `IssuePlan` works it out once per
 instruction and PE when the program is loaded; issuing a command then only reads registers and
 moves CB pointers.
+
+The control core pays for each command's issue what its operands cost to send (`issue_cycles`
+here): every operand is a 64-bit word (each tile's CB fields, each register, each list element, and
+one word for the literal fields), written `operand_words_per_write` at a time by custom instructions
+before the push. A command issued through a context (`ctx=c`) sends only the words that differ from
+those the context holds; its auto-increment (`inc=`) advances the held address as it advances the
+base register, so a loop's next address is not sent either.
 """
 from __future__ import annotations
 
+import dataclasses
+import math
+
 from isa import fields as K
 from isa.instruction import Instr
-from isa.types import F, Tile, X
+from isa.types import F, Tile, X, itemsize
 
 from ..errors import ProgramError, SanitizerError
+from ..semantics.scalar import wrap
 from ..signal import Signal
 
 # how each field of an instruction is read at issue time
@@ -59,7 +70,8 @@ class IssuePlan:
     the engine's to fill: what the command costs when that depends on the instruction alone (its
     cycles, operations), and `skips_semantics` whether timing-only runs leave out its math."""
     __slots__ = ("ins", "engine", "vals", "regs", "lists", "tiles", "reads", "writes", "error", "ls_bytes",
-                 "cost", "skips_semantics")
+                 "cost", "skips_semantics", "ctx", "inc", "flags", "push_cycles", "per_write", "write_cycles",
+                 "full_cycles")
 
     def __init__(self, pe, ins: Instr, engine):
         self.ins = ins
@@ -93,6 +105,56 @@ class IssuePlan:
             else:
                 self.vals[name] = v
         self.tiles = tuple(tiles)
+        self._operand_costs(pe)
+
+    def _operand_costs(self, pe) -> None:
+        """The issue's cost without a context, and what a context and an auto-increment need."""
+        ins = self.ins
+        defaults = {f.name: f.default for f in dataclasses.fields(ins)}
+        regs = {name for name, _, _ in self.regs} | {name for name, _ in self.lists}
+        self.flags = tuple((name, v) for name, v in self.vals.items()
+                           if name not in regs and v != defaults.get(name, dataclasses.MISSING))
+        scalar = pe.cfg.pe.scalar
+        self.push_cycles = scalar.issue_cycles
+        self.per_write = scalar.operand_words_per_write
+        self.write_cycles = scalar.operand_write_cycles
+        words = len(self.tiles) + len(self.regs) + sum(len(v) for _, v in self.lists) + (1 if self.flags else 0)
+        self.full_cycles = self.push_cycles + math.ceil(words / self.per_write) * self.write_cycles
+        self.ctx = getattr(ins, "ctx", 0)
+        if self.ctx and self.error is None and not 1 <= self.ctx <= pe.cfg.pe.command_contexts:
+            self.error = ProgramError, (f"ctx={self.ctx}: the {self.engine.kind} engine has command contexts 1 to "
+                                        f"{pe.cfg.pe.command_contexts} (pe.command_contexts)")
+        self.inc = None          # an auto-increment's base register, element size and place among the words
+        if getattr(ins, "inc", 0) != 0:
+            tile = next(t for _, t in self.tiles)
+            at = len(self.tiles) + next(i for i, (name, _, _) in enumerate(self.regs) if name == "base")
+            self.inc = (self.regs[at - len(self.tiles)][2], itemsize(tile.dtype), at)
+
+    def issue_cycles(self, core) -> float:
+        """The control core's cycles to send this command's operands and push it."""
+        if not self.ctx:
+            return self.full_cycles
+        x, f = core.x, core.f
+        words = [t for _, t in self.tiles]
+        words += [x[n] if file == "x" else f[n] for _, file, n in self.regs]
+        for _, v in self.lists:
+            words += [x[e.n] if isinstance(e, X) else e for e in v]
+        words.append(self.flags)
+        contexts = self.engine.contexts
+        held = contexts.get(self.ctx)
+        if held is None or held[0] is not type(self.ins) or len(held[1]) != len(words):
+            sent = len(words)
+        else:
+            sent = sum(a != b for a, b in zip(words, held[1]))
+        if self.inc is not None:           # the CP advances the address it holds, as the core its register
+            n, scale, at = self.inc
+            words[at] = wrap(x[n] + self._inc_bytes(core, scale))
+        contexts[self.ctx] = (type(self.ins), words)
+        return self.push_cycles + math.ceil(sent / self.per_write) * self.write_cycles
+
+    def _inc_bytes(self, core, scale: int) -> int:
+        inc = self.ins.inc
+        return (core.x[inc.n] if isinstance(inc, X) else inc) * scale
 
     def _tile(self, pe, name: str, t: Tile) -> None:
         cb = pe.cbs.get(t.cb)
@@ -122,6 +184,10 @@ class IssuePlan:
                 vals[name] = x[n] if file == "x" else f[n]
         for name, v in self.lists:
             vals[name] = tuple(core.x[e.n] if isinstance(e, X) else e for e in v)
+        if self.inc is not None:           # auto-increment: the base register moves on once read
+            n, scale, _ = self.inc
+            if n:
+                core.x[n] = wrap(core.x[n] + self._inc_bytes(core, scale))
         engine = self.engine
         pops = None
         for name, t, cb in self.reads:

@@ -2,8 +2,8 @@
 
 Scalar instructions cost `cpi` cycles each (plus the taken-branch and load penalties). The core runs
 ahead in its own local time and meets SimPy's clock only when it must: issuing a command (paying
-`issue_cycles`, and waiting while the target engine's queue is full), blocking on a CB, a fence or
-a barrier. So a loop of address arithmetic costs Python work per instruction but no events.
+for its operands and its push, `IssuePlan.issue_cycles`, and waiting while the target engine's
+queue is full), blocking on a CB, a fence or a barrier. So a loop of address arithmetic costs Python work per instruction but no events.
 """
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ class ControlCore:
         c = pe.cfg.pe.scalar
         self.cpi = c.cpi
         self.branch = c.branch_taken_cycles
-        self.issue_cycles = c.issue_cycles
         self.ls_load = c.ls_load_cycles
         self.global_load = c.global_load_cycles
         self.x = [0] * 32
@@ -99,7 +98,7 @@ class ControlCore:
                         t += self.branch
                         pc = nxt
                     continue
-                t += self.issue_cycles if what == ENGINE else self.cpi
+                t += fn.issue_cycles(self) if what == ENGINE else self.cpi
                 yield env.timeout(t)
                 self.busy += t
                 t = 0.0

@@ -37,6 +37,7 @@ class Engine:
         self.waiting = None             # what the head command waits for
         self.stalls: dict[str, float] = {}
         self.last_end = 0.0             # when its latest command finished
+        self.contexts: dict = {}        # command context -> (instruction class, operand words it holds)
         self.env.process(self.run())
 
     def stall(self, reason: str, cycles: float) -> None:

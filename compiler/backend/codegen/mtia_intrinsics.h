@@ -71,12 +71,12 @@ template <class T> T absi(T a);                         // the most negative int
 template <class To, class From> To bitcast(From x);
 
 // engine commands: one struct of named fields and one function per ISA instruction
-// dma.in: dst[i] = mem[base + sum_k(j_k * strides[k]) * itemsize] for every index i of dst's box with i_k < valid[k] (all of the box when valid is empty), j_k = i_k except along a wrapped or clamped dimension (module docstring); the other elements of dst = pad. prefetch (DMA_IN with prefetch): when nonzero, the same box at base + prefetch bytes is also brought from DRAM into the LLC (clipped to the array base is in); the transfer does not wait for it. bcast=N (N > 1): a broadcast read. The N PEs of this PE's group (N consecutive PEs of a grid row, PE index // N; N divides the columns) each issue the same dma.in, and the k-th broadcast read of every member is one transfer: memory and the NoC up to where the routes part carry it once. It starts when the last member has issued it; a member that never does leaves the others waiting.
-struct dma_in_args { tile dst; xreg base; xlist strides; xlist valid = {}; double pad = 0.0; int64_t unaligned = 0; xlist wrap = {}; xlist clamp = {}; int64_t prefetch = 0; int64_t bcast = 0; };
+// dma.in: dst[i] = mem[base + sum_k(j_k * strides[k]) * itemsize] for every index i of dst's box with i_k < valid[k] (all of the box when valid is empty), j_k = i_k except along a wrapped or clamped dimension (module docstring); the other elements of dst = pad. prefetch (DMA_IN with prefetch): when nonzero, the same box at base + prefetch bytes is also brought from DRAM into the LLC (clipped to the array base is in); the transfer does not wait for it. bcast=N (N > 1): a broadcast read. The N PEs of this PE's group (N consecutive PEs of a grid row, PE index // N; N divides the columns) each issue the same dma.in, and the k-th broadcast read of every member is one transfer: memory and the NoC up to where the routes part carry it once. It starts when the last member has issued it; a member that never does leaves the others waiting. ctx, inc: the command forms of the module docstring.
+struct dma_in_args { tile dst; xreg base; xlist strides; xlist valid = {}; double pad = 0.0; int64_t unaligned = 0; xlist wrap = {}; xlist clamp = {}; int64_t prefetch = 0; int64_t bcast = 0; int64_t ctx = 0; int64_t inc = 0; };
 void dma_in(const dma_in_args&);
 
-// dma.out: mem[base + sum_k(j_k * strides[k]) * itemsize] = src[i] for every index i of src's box with i_k < valid[k], j_k as for dma.in (where a clamp sends several elements to one address, the last in row-major order lands); nothing else is written.
-struct dma_out_args { tile src; xreg base; xlist strides; xlist valid = {}; int64_t unaligned = 0; xlist wrap = {}; xlist clamp = {}; };
+// dma.out: mem[base + sum_k(j_k * strides[k]) * itemsize] = src[i] for every index i of src's box with i_k < valid[k], j_k as for dma.in (where a clamp sends several elements to one address, the last in row-major order lands); nothing else is written. ctx, inc: the command forms of the module docstring.
+struct dma_out_args { tile src; xreg base; xlist strides; xlist valid = {}; int64_t unaligned = 0; xlist wrap = {}; xlist clamp = {}; int64_t ctx = 0; int64_t inc = 0; };
 void dma_out(const dma_out_args&);
 
 // dma.gather: dst[i] = mem[base + offsets[i] * itemsize] where mask[i] (or everywhere without a mask); dst[i] = pad elsewhere. offsets and mask broadcast to dst's shape. Each element is its own memory transaction: the fallback for pointer tensors that are not affine.
@@ -107,8 +107,8 @@ void dma_prefetch(const dma_prefetch_args&);
 struct dma_discard_args { xreg base; int64_t nbytes; };
 void dma_discard(const dma_discard_args&);
 
-// dpe.mm: out = a @ b, or out = out + a @ b when out's mode is acc. a is [M, K] ([K, M] with trans_a), b is [K, N] ([N, K] with trans_b), out is [M, N]; a leading batch dimension is allowed on all three. Products are exact and summed in f32 (i32 for i8/u8 inputs), then rounded to out's dtype. a and b have the same dtype. `rows`, when nonzero, is the number of rows of a that hold data (an effective shape): the DPE skips the rest and leaves those rows of out unchanged (acc) or zero.
-struct dpe_mm_args { tile out; tile a; tile b; int64_t trans_a = 0; int64_t trans_b = 0; int64_t rows = 0; };
+// dpe.mm: out = a @ b, or out = out + a @ b when out's mode is acc. a is [M, K] ([K, M] with trans_a), b is [K, N] ([N, K] with trans_b), out is [M, N]; a leading batch dimension is allowed on all three. Products are exact and summed in f32 (i32 for i8/u8 inputs), then rounded to out's dtype. a and b have the same dtype. `rows`, when nonzero, is the number of rows of a that hold data (an effective shape): the DPE skips the rest and leaves those rows of out unchanged (acc) or zero. ctx=c (c >= 1, multi-context: ISCA'25's GEMM contexts): issued through command context c of the DPE, which keeps the operands of the last command issued through it; operands equal to those are not sent again (the same result, less of the control core's time).
+struct dpe_mm_args { tile out; tile a; tile b; int64_t trans_a = 0; int64_t trans_b = 0; int64_t rows = 0; int64_t ctx = 0; };
 void dpe_mm(const dpe_mm_args&);
 
 // mlu.transpose: out = a with its axes permuted: out axis k is a's axis perm[k] (numpy transpose).
