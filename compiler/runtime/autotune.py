@@ -9,8 +9,8 @@ An executor without a clock (cycles=None, e.g. the interpreter) makes it pick th
 
 The first trial runs in this process (it tells whether the executor has a clock); the others run in
 parallel worker processes (`trials.py`): `workers=` of @autotune, else MTIASIM_AUTOTUNE_WORKERS, else
-os.cpu_count(), and without an explicit count only when the first trial says the rest would take
-longer than starting workers costs. A config that fails (OutOfResources: its tiles do not fit the
+os.cpu_count() of them; without `workers=`, only when the first trial's time says the rest would
+take longer than starting workers costs. A config that fails (OutOfResources: its tiles do not fit the
 local store, found at compile time before anything is simulated) is skipped and kept in `failures`;
 if every config fails, the first one's error is raised. TRITON_PRINT_AUTOTUNING=1 prints each tuning.
 """
