@@ -415,6 +415,23 @@ def test_allocate_ls_sizes_and_places_the_declared_storages_from_text():
     """)
 
 
+
+def test_allocate_ls_rounds_slots_to_the_targets_slot_alignment():
+    """A slot starts on the larger of the DMA alignment and the vector register size: a config with
+    1024-bit vector registers rounds the 64-byte reduce tiles up to 128 bytes."""
+    from compiler.backend.target import Target
+    cfg = load_config("mtia-2i")
+    assert Target.of(cfg).slot_align == 64                           # 512-bit registers, 32 B DMA alignment
+    wide = cfg.model_copy(update={"pe": cfg.pe.model_copy(update={"vector": cfg.pe.vector.model_copy(
+        update={"vlen_bits": 1024})})})
+    assert Target.of(wide).slot_align == 128
+    out = run(run(SOFTMAX_ENGINES, Bufferize()), AllocateLocalStore(384 * 1024, slot_align=128))
+    check_ir(out, """
+        CHECK: mtia.cb {id = 0, name = "x", bytes = 256, {{.*}}base = 0}
+        CHECK-NEXT: mtia.cb {id = 1, name = "reduce", bytes = 128, {{.*}}base = 512}
+        CHECK-NEXT: mtia.cb {id = 2, name = "reduce", bytes = 128, {{.*}}base = 768}
+    """)
+
 def test_codegen_from_text_emits_what_the_plan_in_the_ir_says():
     allocated = run(SOFTMAX_ENGINES, Bufferize(), AllocateLocalStore(384 * 1024))
     prog, cpp, llvm = emit_program(parse_module(allocated), load_config("mtia-2i"))

@@ -49,7 +49,7 @@ def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = No
         DeadCodeElimination(),
         MapEngines(opts.fold_casts, dpe_dtypes=target.dpe_dtypes),  # DPE / SE / RE / MLU / DMA / RVV / core for every op
         Bufferize(opts.rotate_carried),      # tiles -> CB slots; views, in-place updates, pops
-        AllocateLocalStore(target.ls_bytes, num_stages, target.name),   # slots per CB (shared if need be), LS addresses
+        AllocateLocalStore(target.ls_bytes, num_stages, target.name, target.slot_align),   # slots per CB (shared if need be), LS addresses
     ]
 
 

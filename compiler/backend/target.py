@@ -144,7 +144,11 @@ class Target:
     ls_bytes: int                     # local store per PE
     dma_align: int                    # bytes a box DMA's base must be aligned to, unless marked unaligned
     dpe_dtypes: tuple[str, ...]       # element types the DPE multiplies
+    slot_align: int = 64              # bytes every local-store slot starts on (see `of`)
 
     @classmethod
     def of(cls, cfg) -> "Target":
-        return cls(cfg.name, cfg.ls_bytes, cfg.pe.dma.align_bytes, tuple(cfg.pe.dpe.macs_per_cycle))
+        # A slot is a DMA's destination (its base must be DMA-aligned) and a vector loop's source
+        # (whole vector registers are loaded from it): it starts on the larger of the two.
+        slot_align = max(cfg.pe.dma.align_bytes, cfg.pe.vector.vlen_bits // 8)
+        return cls(cfg.name, cfg.ls_bytes, cfg.pe.dma.align_bytes, tuple(cfg.pe.dpe.macs_per_cycle), slot_align)

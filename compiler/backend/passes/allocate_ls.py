@@ -14,6 +14,7 @@ compilation stops naming the buffers, their sizes and their lines. Each declarat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ...errors import OutOfResources
 from .. import dialect as mtia
@@ -21,12 +22,7 @@ from ..target import RUNS_AHEAD
 from .share_ls import share_storages
 from .util import error_at
 
-SLOT_ALIGN = 64            # bytes; keeps every slot on a DMA burst boundary
 SPILL_BYTES = 1024         # bytes at the top of the local store for register spills
-
-
-def _align(n: int) -> int:
-    return (n + SLOT_ALIGN - 1) // SLOT_ALIGN * SLOT_ALIGN
 
 
 @dataclass(frozen=True)
@@ -34,14 +30,15 @@ class AllocateLocalStore:
     ls_bytes: int
     num_stages: int = 3
     config: str = "?"
-    name: str = "allocate-ls"
+    slot_align: int = 64       # bytes; the target's (Target.slot_align: DMA alignment and vector register size)
+    name: ClassVar[str] = "allocate-ls"
 
     def run(self, module) -> None:
         for func in module.functions:
             budget = self.ls_bytes - SPILL_BYTES
             decls = [op for op in func.body.ops if op.name == mtia.CB]
             for d in decls:
-                d.attrs["bytes"] = _align(d.attrs["bytes"])
+                d.attrs["bytes"] = -(-d.attrs["bytes"] // self.slot_align) * self.slot_align
             if sum(d.attrs["bytes"] for d in decls) > budget:
                 share_storages(func)
                 decls = [op for op in func.body.ops if op.name == mtia.CB]

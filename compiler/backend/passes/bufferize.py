@@ -19,6 +19,7 @@ declarations, tiles, in-place marks, pops), where allocate-ls and codegen read i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from ...ir import Op
 from ...ir.core import Block, Operation, Value
@@ -51,7 +52,7 @@ class Buffer(Storage):
 @dataclass(frozen=True)
 class Bufferize:
     rotate: bool = True             # rotate carried tiles made afresh each iteration (else copy them)
-    name: str = "bufferize"
+    name: ClassVar[str] = "bufferize"
 
     def run(self, module) -> None:
         for func in module.functions:

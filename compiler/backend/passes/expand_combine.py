@@ -28,6 +28,7 @@ sequential scan's for associative combines; Triton leaves a non-associative one'
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ...ir import Builder, Op
 from ...ir.core import Block, Operation, Region, Value
@@ -40,7 +41,7 @@ from .util import error_at
 
 @dataclass(frozen=True)
 class ExpandCombine:
-    name: str = "expand-combine"
+    name: ClassVar[str] = "expand-combine"
 
     def run(self, module) -> None:
         for op in [o for o in module.walk() if o.name in (Op.REDUCE, Op.SCAN)]:

@@ -7,6 +7,7 @@ control core those instructions every iteration (its issue rate is what limits s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ...ir import Op
 from ...ir.core import Operation
@@ -27,7 +28,7 @@ def _defined_inside(v, loop: Operation) -> bool:
 
 @dataclass(frozen=True)
 class HoistLoopInvariants:
-    name: str = "licm"
+    name: ClassVar[str] = "licm"
 
     def run(self, module) -> None:
         for loop in [o for o in module.walk(post_order=True) if o.name in LOOPS]:

@@ -13,6 +13,7 @@ Scalar (0-d) loads and stores stay as they are for the control core.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 from math import gcd
 
 from ...ir import Builder, Op
@@ -33,7 +34,7 @@ class LowerMemory:
     align_bytes: int
     remap_boxes: bool = True
     mask_boxes: bool = True
-    name: str = "lower-memory"
+    name: ClassVar[str] = "lower-memory"
 
     def run(self, module) -> None:
         for func in module.functions:

@@ -19,6 +19,7 @@ splats and shape changes are decided from their source and their readers, in pro
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ...ir import Op
 from ...ir.core import Operation, Value
@@ -30,7 +31,7 @@ from ..target import (BROADCASTS, CONVERTS_FLOAT_SOURCES, CONVERTS_SOURCES, LAYO
 class MapEngines:
     fold_casts: bool = True
     dpe_dtypes: tuple[str, ...] = ()      # what the config's DPE multiplies (a tl.dot on another type: RVV)
-    name: str = "map-engines"
+    name: ClassVar[str] = "map-engines"
 
     def run(self, module) -> None:
         ops = list(_walk(module))

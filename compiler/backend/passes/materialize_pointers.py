@@ -11,6 +11,7 @@ transactions are on the hardware.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ...ir import Builder, Op
 from ...ir.core import Operation
@@ -33,7 +34,7 @@ def _addr_type(t):
 
 @dataclass(frozen=True)
 class MaterializePointers:
-    name: str = "materialize-pointers"
+    name: ClassVar[str] = "materialize-pointers"
 
     def run(self, module) -> None:
         for func in module.functions:

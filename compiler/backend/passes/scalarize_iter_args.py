@@ -10,6 +10,7 @@ pointer rooted at a register and emits one box DMA per iteration.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ...ir import Builder, Op
 from ...ir.core import Operation, Value
@@ -21,7 +22,7 @@ from .lower_memory import materialize, offset_pointer
 @dataclass(frozen=True)
 class ScalarizeIterArgs:
     remap_boxes: bool = True           # carry wrapped and clamped rows too (compiler/backend/options.py)
-    name: str = "scalarize-iter-args"
+    name: ClassVar[str] = "scalarize-iter-args"
 
     def run(self, module) -> None:
         for func in module.functions:

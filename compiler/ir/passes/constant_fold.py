@@ -10,6 +10,7 @@ compile-time strides that way), so the analyses after it see the values that bra
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -45,7 +46,7 @@ def _uniform(arr: np.ndarray):
 
 @dataclass(frozen=True)
 class ConstantFold:
-    name: str = "constant-fold"
+    name: ClassVar[str] = "constant-fold"
 
     def run(self, module: Operation) -> bool:
         from ...interpreter.ops import EVAL

@@ -3,6 +3,7 @@ enclosing one, earlier). Memory reads are never merged (a store may sit between 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..core import Block, Operation
 from ..ops import PURE_OPS, Op
@@ -26,7 +27,7 @@ def _key(op: Operation):
 
 @dataclass(frozen=True)
 class CommonSubexpressionElimination:
-    name: str = "cse"
+    name: ClassVar[str] = "cse"
 
     def run(self, module: Operation) -> bool:
         changed = [False]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..core import Operation
 from ..ops import PURE_OPS
@@ -9,7 +10,7 @@ from ..ops import PURE_OPS
 
 @dataclass(frozen=True)
 class DeadCodeElimination:
-    name: str = "dce"
+    name: ClassVar[str] = "dce"
 
     def run(self, module: Operation) -> bool:
         """Returns True if anything was erased. Post-order walk: users die before their operands."""
