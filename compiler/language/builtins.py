@@ -256,17 +256,21 @@ def where(condition, x, y):
 
 @builtin
 def minimum(x, y, propagate_nan=0):
-    return current().minimum(x, y, bool(_unwrap(propagate_nan)))
+    s = current()
+    return s.minimum(s.promote_bf16_to_f32(x), s.promote_bf16_to_f32(y), bool(_unwrap(propagate_nan)))
 
 
 @builtin
 def maximum(x, y, propagate_nan=0):
-    return current().maximum(x, y, bool(_unwrap(propagate_nan)))
+    s = current()
+    return s.maximum(s.promote_bf16_to_f32(x), s.promote_bf16_to_f32(y), bool(_unwrap(propagate_nan)))
 
 
 @builtin
 def clamp(x, min, max, propagate_nan=0):
-    return current().clamp(x, min, max, bool(_unwrap(propagate_nan)))
+    s = current()
+    x, min, max = (s.promote_bf16_to_f32(v) for v in (x, min, max))
+    return s.clamp(x, min, max, bool(_unwrap(propagate_nan)))
 
 
 class PropagateNan:

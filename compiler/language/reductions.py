@@ -2,7 +2,8 @@
 
 All lower to `tt.reduce` / `tt.scan` with a combine region. Dtype rules follow Triton:
 sum/cumsum accumulate ints narrower than 32 bits in (u)int32; max/min (without indices) compute
-sub-32-bit types in int32/fp32; bf16 is promoted to fp32 for max/min.
+sub-32-bit types in int32/fp32; bf16 is promoted to fp32 for max/min and for cumsum/cumprod
+(as it is for the element-wise tl.minimum / tl.maximum / tl.clamp: semantic.promote_bf16_to_f32).
 """
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ def _sum_dtype(dt: T.ScalarType):
     return None
 
 
-def _prep_sum(input, dtype):
+def _prep_sum(input, dtype, promote_bf16=False):
     s = current()
-    x = s.to_tensor(input)
+    x = s.promote_bf16_to_f32(input) if promote_bf16 else s.to_tensor(input)
     dtype = _unwrap(dtype)
     if dtype is None:
         dtype = _sum_dtype(x.type.scalar)
@@ -54,9 +55,8 @@ def reduce_or(input, axis, keep_dims=False):
 
 def _promote_for_minmax(x: tensor) -> tensor:
     s = current()
+    x = s.promote_bf16_to_f32(x)
     st = x.type.scalar
-    if st == T.bf16:
-        return s.cast(x, T.f32)
     if st.bitwidth < 32:
         return s.cast(x, T.f32 if st.is_floating() else T.i32)
     return x
@@ -75,9 +75,7 @@ def _index_block(x: tensor, axis: int) -> tensor:
 
 def _reduce_with_indices(x, axis, is_max: bool, tie_break_left: bool, keep_dims: bool):
     s = current()
-    x = s.to_tensor(x)
-    if x.type.scalar == T.bf16:
-        x = s.cast(x, T.f32)
+    x = s.promote_bf16_to_f32(x)
     axis = _unwrap(axis)
     if axis is None:
         x = s.reshape(x, (x.type.numel,)) if len(x.type.shape) != 1 else x
@@ -130,14 +128,14 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
 @builtin
 def cumsum(input, axis=0, reverse=False, dtype=None):
     s = current()
-    x = _prep_sum(input, dtype)
+    x = _prep_sum(input, dtype, promote_bf16=True)
     return s.scan([x], _unwrap(axis), lambda a, b: [s.add(a[0], b[0])], _unwrap(reverse))[0]
 
 
 @builtin
 def cumprod(input, axis=0, reverse=False):
     s = current()
-    x = s.to_tensor(input)
+    x = s.promote_bf16_to_f32(input)
     return s.scan([x], _unwrap(axis), lambda a, b: [s.mul(a[0], b[0])], _unwrap(reverse))[0]
 
 

@@ -352,6 +352,12 @@ class Semantic:
         return self._compare(a, b, "une", "ne", "ne")
 
     # --- min / max / misc elementwise ---------------------------------------------------------
+    def promote_bf16_to_f32(self, x) -> tensor:
+        """x as a tensor, widened to f32 if it is bf16: Triton computes min / max / clamp and the
+        scans cumsum / cumprod of bf16 in f32 (its targets have no bf16 max, min or compare)."""
+        x = self.to_tensor(x)
+        return self.cast(x, T.f32) if x.type.scalar == T.bf16 else x
+
     def minimum(self, a, b, propagate_nan=False):
         a, b = self.binary_operands(a, b)
         st = a.type.scalar

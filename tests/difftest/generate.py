@@ -350,6 +350,8 @@ class Builder:
             d = result_dtype(a, b)
             if d is None:
                 return None
+            if d == "bf16":
+                d = "f32"           # Triton widens bf16 operands of minimum / maximum to f32
             return Val(f"tl.{op}imum({ta}, {tb})", d, shape, a.exact and b.exact, max(a.bound, b.bound))
         text = f"(-{a.text})" if op == "-" else f"tl.abs({a.text})"
         return Val(text, a.dtype, a.shape, a.exact, limit(a.dtype) if is_int(a.dtype) else a.bound)
@@ -406,7 +408,7 @@ class Builder:
             return None
         axis = self.draw(st.integers(0, len(a.shape) - 1))
         if self.draw(st.booleans()):
-            d = sum_dtype(a.dtype)
+            d = "f32" if a.dtype == "bf16" else sum_dtype(a.dtype)    # Triton scans bf16 in f32
             bound = a.bound * a.shape[axis] if is_float(d) else limit(d)
             v = Val(f"tl.cumsum({a.text}, axis={axis})", d, a.shape, a.exact and not is_float(d), bound)
         else:
@@ -504,7 +506,10 @@ class Builder:
                 return None
             return Val(f"tl.where({c.text}, {e.text}, {acc.text})", acc.dtype, acc.shape, exact,
                        max(acc.bound, e.bound))
-        return Val(f"tl.{op}imum({acc.text}, {e.text})", acc.dtype, acc.shape, exact, max(acc.bound, e.bound))
+        text = f"tl.{op}imum({acc.text}, {e.text})"
+        if acc.dtype == "bf16":
+            text += ".to(tl.bfloat16)"      # computed in f32; a loop-carried value keeps its type
+        return Val(text, acc.dtype, acc.shape, exact, max(acc.bound, e.bound))
 
     def if_(self, depth: int) -> Val | None:
         """`if <scalar condition>:` reassigning an existing value (an else branch maybe)."""

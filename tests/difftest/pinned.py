@@ -33,14 +33,19 @@ PINNED = [
     Pinned("bf16_cumsum_on_the_re",
            "The RE's semantics picked its accumulator by numpy kind, and numpy calls bf16 kind 'V': bf16 sums "
            "and scans accumulated in uint32 (a cumsum of -2, -1, 0, ... gave 0, 0, 0, 1, 3). Closed on main "
-           "by 4427e17 (the RE takes kind 'V' for a float), found there from Triton's language tests.",
+           "by 4427e17 (the RE takes kind 'V' for a float), found there from Triton's language tests. "
+           "A cumsum of bf16 is computed in f32, as Triton widens it; tl.sum keeps bf16 (and reaches the RE).",
            _case('''    pid = tl.program_id(0)
     v0 = tl.load(x0_ptr + (pid * 32 + tl.arange(0, 32)))
     tl.static_assert(v0.dtype == tl.bfloat16)
     v1 = tl.cumsum(v0, axis=0)
-    tl.static_assert(v1.dtype == tl.bfloat16)
+    tl.static_assert(v1.dtype == tl.float32)
+    v2 = tl.sum(v0, axis=0)
+    tl.static_assert(v2.dtype == tl.bfloat16)
     tl.store(out1_ptr + (pid * 32 + tl.arange(0, 32)), v1)
-''', [Array("x0", "bf16", 64), Array("out1", "bf16", 64, True)], grid=2, tolerances={"out1": 4.0})),
+    tl.store(out2_ptr + pid, v2)
+''', [Array("x0", "bf16", 64), Array("out1", "bf16", 64, True), Array("out2", "bf16", 2, True)], grid=2,
+                 tolerances={"out1": 4.0, "out2": 4.0})),
     Pinned("scalar_abs",
            "tl.abs of an integer scalar was refused on MTIA ('math.absi on scalars is not supported'). Closed: "
            "the control core computes max(x, -x), which keeps INT_MIN as Triton does.",
