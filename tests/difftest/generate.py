@@ -347,11 +347,9 @@ class Builder:
             if is_unsigned(a.dtype) and b.literal and b.text.startswith("-"):
                 return None
             (ta, tb), shape = br
-            d = result_dtype(a, b)
-            if d is None:
-                return None
-            if d == "bf16":
-                d = "f32"           # Triton widens bf16 operands of minimum / maximum to f32
+            # tl.minimum / tl.maximum make tensors of their operands first (a literal is i32 or f32,
+            # not weakly typed) and widen bf16 to f32
+            d = promote(*("f32" if x.dtype == "bf16" else x.dtype for x in (a, b)))
             return Val(f"tl.{op}imum({ta}, {tb})", d, shape, a.exact and b.exact, max(a.bound, b.bound))
         text = f"(-{a.text})" if op == "-" else f"tl.abs({a.text})"
         return Val(text, a.dtype, a.shape, a.exact, limit(a.dtype) if is_int(a.dtype) else a.bound)
