@@ -505,8 +505,8 @@ class Builder:
             return Val(f"tl.where({c.text}, {e.text}, {acc.text})", acc.dtype, acc.shape, exact,
                        max(acc.bound, e.bound))
         text = f"tl.{op}imum({acc.text}, {e.text})"
-        if acc.dtype == "bf16":
-            text += ".to(tl.bfloat16)"      # computed in f32; a loop-carried value keeps its type
+        if promote(*("f32" if d == "bf16" else d for d in (acc.dtype, e.dtype))) != acc.dtype:
+            text += f".to({tl_name(acc.dtype)})"    # bf16 is compared in f32; a loop-carried value keeps its type
         return Val(text, acc.dtype, acc.shape, exact, max(acc.bound, e.bound))
 
     def if_(self, depth: int) -> Val | None:
