@@ -22,10 +22,11 @@ from isa import scalar as riscv
 from isa.instruction import ENGINES
 from isa.types import X, itemsize
 
+from .regalloc import BRANCHES
+
 BOX_DMAS = (dma.DmaIn, dma.DmaOut)
 CONTEXT_COMMANDS = (dma.DmaIn, dma.DmaOut, dpe.DpeMatmul)
 JUMPS = (riscv.J, riscv.Jal)
-BRANCHES = (riscv.Beq, riscv.Bne, riscv.Blt, riscv.Bge, riscv.Bltu, riscv.Bgeu)
 
 
 def apply_command_forms(prog, auto_increment: bool, contexts: int) -> None:
