@@ -24,6 +24,11 @@ class BackendOptions:
     """A widening cast (f16/bf16 -> f32, i8/i16/i32 -> float) read only by SE arithmetic is no
     command: the SE reads the narrow tile and converts it as it computes (the same numbers); off:
     an SE copy writes the widened tile first."""
+    broadcast_reads: bool = True
+    """A box load that the programs running together on a broadcast group (N PEs of a grid row) read
+    alike is one broadcast read for the group (`dma.in ... bcast=N`), decided at launch from the grid,
+    the arguments and the placement (`pe_mapping`; backend/broadcast.py). Off: every PE reads its own
+    copy."""
     rotate_carried: bool = True
     """A loop-carried tile each iteration makes afresh (computed one iteration ahead, as a software-
     pipelined loop does) rotates through two slots of its buffer; off: it is copied into the carried

@@ -61,7 +61,8 @@ def cases(quick: bool) -> list[Case]:
 
 
 def _launch(case: Case, rng, options: BackendOptions | None = None, num_stages: int | None = None):
-    """Run a case once: (combined report, the compiled kernels it launched)."""
+    """Run a case once: (combined report, the compiled kernels it launched, whether any launch
+    broadcast a read)."""
     from simulator.report import combine
 
     from ..runtime.jit import LAUNCH_OBSERVERS
@@ -82,11 +83,14 @@ def _launch(case: Case, rng, options: BackendOptions | None = None, num_stages: 
         _, runs = k.run(*inputs, **launch)
     finally:
         LAUNCH_OBSERVERS.remove(observe)
-    return combine([r.report for r in runs], case.name), compiled
+    return combine([r.report for r in runs], case.name), compiled, any(r.broadcast_reads for r in runs)
 
 
-def _changes(compiled, switch: str, num_stages: int) -> bool:
-    """Whether turning `switch` off changes the program of any kernel the case launched."""
+def _changes(compiled, switch: str, num_stages: int, broadcast: bool) -> bool:
+    """Whether turning `switch` off changes the program of any kernel the case launched (broadcast
+    reads are chosen at launch: that switch changes a program when a launch broadcast)."""
+    if switch == "broadcast_reads":
+        return broadcast
     from simulator import get_config
 
     from ..runtime.mtia_executor import mtia_program
@@ -111,7 +115,7 @@ def measure(case: Case, ablations: bool = True) -> dict:
     from ..errors import CompilationError
     rng = np.random.default_rng(0)
     cpu = time.process_time()
-    rep, compiled = _launch(case, rng)
+    rep, compiled, broadcast = _launch(case, rng)
     cpu = time.process_time() - cpu
     floors = rep.roofline.floors
     core = _core_cycles(rep)
@@ -126,9 +130,9 @@ def measure(case: Case, ablations: bool = True) -> dict:
     if ablations:
         stages = row["stages"]
         for sw in BackendOptions.names():
-            if _changes(compiled, sw, stages):
+            if _changes(compiled, sw, stages, broadcast):
                 try:
-                    off, _ = _launch(case, np.random.default_rng(0), BackendOptions.of({sw: False}))
+                    off, _, _ = _launch(case, np.random.default_rng(0), BackendOptions.of({sw: False}))
                 except CompilationError as e:        # e.g. the tiles no longer fit the local store
                     row["ablations"][sw] = type(e).__name__
                     continue
@@ -141,7 +145,7 @@ def measure(case: Case, ablations: bool = True) -> dict:
             row["core_off"][key] = _core_cycles(off)
             row["per_step"] = _per_k_step(case)
         for n in case.stages:
-            other, _ = _launch(case, np.random.default_rng(0), num_stages=n)
+            other, _, _ = _launch(case, np.random.default_rng(0), num_stages=n)
             row["ablations"][f"num_stages={n}"] = other.cycles / rep.cycles
     return row
 

@@ -64,29 +64,67 @@ class MtiaRunRecord(RunRecord):
     roofline: object = None
     utilization: dict = field(default_factory=dict)
     report: object = field(default=None, repr=False)
+    broadcast_reads: dict = field(default_factory=dict)    # kernel line of each broadcast load -> group size
 
     def __str__(self) -> str:
         return str(self.report)
 
 
 def mtia_program(compiled, cfg, num_stages: int = 3, options=None):
-    """The MTIA program of a compiled kernel for `cfg` (compiled once, then cached on the kernel);
-    `options`: the backend's switches (a BackendOptions or a dict of them, compiler/backend/options.py)."""
+    """The MTIA program of a compiled kernel for `cfg` and its IR stages (compiled once, then cached on
+    the kernel); `options`: the backend's switches (a BackendOptions or a dict of them,
+    compiler/backend/options.py). Broadcast reads are a launch's choice (`launch_program`)."""
+    return _compiled(compiled, cfg, num_stages, options)[:2]
+
+
+def _compiled(compiled, cfg, num_stages: int, options):
+    """(program, stages, the module after the backend's passes), cached per config, stages and switches."""
     from ..backend.options import BackendOptions
     options = BackendOptions.of(options)
-    cache = compiled.__dict__.setdefault("_mtia_cache", {})
+    cache = compiled.__dict__.setdefault("_mtia_cache", {})           # key -> (program, stages)
+    modules = compiled.__dict__.setdefault("_mtia_modules", {})       # key -> the module the passes left
     key = (cfg.model_dump_json(), num_stages, options.off())
     hit = cache.get(key)
     if hit is None:
         from ..backend.pipeline import compile_to_mtia
         frontend_compile = importlib.import_module(".compile", __package__)   # (`compile` is also a function here)
-        module = compiled.module.clone()            # the backend rewrites its own copy
+        module = modules[key] = compiled.module.clone()            # the backend rewrites its own copy
         meta = {"source": compiled.file, "constexprs": {k: repr(v) for k, v in compiled.constexprs.items()}}
         if options.off():
             meta["switched_off"] = list(options.off())
         hit = cache[key] = compile_to_mtia(module, cfg, num_stages, meta, options, frontend_compile.CHECK_ROUNDTRIP)
         compiled.__dict__["mtia_compiles"] = compiled.__dict__.get("mtia_compiles", 0) + 1
-    return hit
+    return (*hit, modules[key])
+
+
+def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: LaunchOptions):
+    """(program, broadcasts) of one launch. With the `broadcast_reads` switch on, the box loads that
+    the programs running together read alike become broadcast reads (compiler/backend/broadcast.py);
+    `broadcasts` maps each one's kernel line to its group size."""
+    from ..backend import broadcast
+    from ..backend.options import BackendOptions
+    from ..backend.pipeline import emit_program
+    switches = BackendOptions.of(options.extra.get("mtia_options"))
+    prog, _, module = _compiled(compiled, cfg, options.num_stages, switches)
+    if not switches.broadcast_reads:
+        return prog, {}
+    func = module.functions[0]
+    values = [v.address if isinstance(v, PointerArg) else v for v in args.values]
+    buffers = [v.buffer if isinstance(v, PointerArg) else None for v in args.values]
+    chosen = broadcast.plan(func, grid, values, buffers, options.pe_mapping, cfg.num_pes, cfg.grid.cols)
+    if not chosen:
+        return prog, {}
+    cache = compiled.__dict__.setdefault("_mtia_broadcast", {})
+    key = (id(prog), tuple(sorted(chosen.items())))
+    hit = cache.get(key)
+    if hit is None:
+        copy = module.clone()
+        loads = broadcast.box_loads(copy.functions[0])
+        for i, size in chosen.items():
+            loads[i].attrs["bcast"] = size
+        hit = cache[key] = emit_program(copy, cfg, dict(prog.meta, broadcast_reads=len(chosen)), switches)[0]
+    loads = broadcast.box_loads(func)
+    return hit, {(loads[i].loc.line if loads[i].loc else i): size for i, size in chosen.items()}
 
 
 class MtiaExecutor:
@@ -103,7 +141,7 @@ class MtiaExecutor:
             machine = Machine(get_config(), numerics=options.extra.get("numerics", self.numerics))
         cfg = machine.cfg
         check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, cfg.num_pes)
-        prog, _ = mtia_program(compiled, cfg, options.num_stages, options.extra.get("mtia_options"))
+        prog, broadcasts = launch_program(compiled, cfg, grid, args, options)
         values = {}
         for decl, v in zip(prog.args, args.values):
             values[decl.name] = v.address if isinstance(v, PointerArg) else v
@@ -126,7 +164,8 @@ class MtiaExecutor:
         return MtiaRunRecord(kernel=compiled.name, grid=tuple(grid), executor=self.name, cycles=int(rep.cycles),
                              seconds=rep.seconds, wall_seconds=time.perf_counter() - start,
                              programs=grid[0] * grid[1] * grid[2], numerics=machine.numerics, config=cfg.name,
-                             roofline=rep.roofline, utilization=rep.utilization, report=rep)
+                             roofline=rep.roofline, utilization=rep.utilization, report=rep,
+                             broadcast_reads=broadcasts)
 
 
 register_executor("mtia", MtiaExecutor())

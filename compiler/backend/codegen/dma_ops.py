@@ -26,7 +26,7 @@ def _load_box(g, op) -> None:
     pad = g.scalar_src(op.other) if op.other is not None else float(op.attrs.get("pad", 0))
     g.e.emit(dma.DmaIn, _where(op), dst=out, base=g.reg(op.ptr), strides=g.xlist(op.strides),
              valid=g.valid(op.valid, out.shape), pad=pad, unaligned=int(bool(op.attrs.get("unaligned"))),
-             **_remap(g, op))
+             **_remap(g, op), **({"bcast": op.attrs["bcast"]} if op.attrs.get("bcast") else {}))
 
 
 def _store_box(g, op) -> None:

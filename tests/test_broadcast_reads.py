@@ -1,0 +1,138 @@
+"""Broadcast reads (`broadcast_reads`, on by default): a box load that the programs running together on
+a broadcast group read alike becomes one `dma.in ... bcast=N` for the group, decided at launch from
+the grid, the arguments and the placement. The results are the bits the interpreter gives (outputs
+NaN-poisoned, so unwritten elements show); the SRAM serves fewer bytes; loads the launch cannot
+prove alike, and kernels whose programs may wait on each other, are not broadcast."""
+import numpy as np
+import pytest
+
+import compiler as triton
+import compiler.language as tl
+from compiler.kernels.matmul_tutorial import matmul_tutorial
+
+
+@triton.jit
+def _add_row(X, W, Out, N: tl.constexpr):
+    """Every program reads the same row W: a broadcast wherever programs run in step."""
+    pid = tl.program_id(0)
+    r = tl.arange(0, N)
+    tl.store(Out + pid * N + r, tl.load(X + pid * N + r) + tl.load(W + r))
+
+
+@triton.jit
+def _add_row_every(X, W, Out, N: tl.constexpr):
+    """Program p reads W p % 2 + 1 times: the members of a group do not issue the load alike."""
+    pid = tl.program_id(0)
+    r = tl.arange(0, N)
+    acc = tl.load(X + pid * N + r)
+    for _ in range(pid % 2 + 1):
+        acc += tl.load(W + r)
+    tl.store(Out + pid * N + r, acc)
+
+
+@triton.jit
+def _add_row_in_place(X, W, N: tl.constexpr):
+    """X += W, and program 0 also writes W: the kernel reads what it writes."""
+    pid = tl.program_id(0)
+    r = tl.arange(0, N)
+    w = tl.load(W + r)
+    tl.store(X + pid * N + r, tl.load(X + pid * N + r) + w)
+    if pid == 0:
+        tl.store(W + r, w)
+
+
+@triton.jit
+def _add_row_counted(X, W, Out, Count, N: tl.constexpr):
+    pid = tl.program_id(0)
+    r = tl.arange(0, N)
+    tl.store(Out + pid * N + r, tl.load(X + pid * N + r) + tl.load(W + r))
+    tl.atomic_add(Count, 1)
+
+
+def _rows(programs, n=64, seed=3):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((programs, n)).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+
+
+def _add(kernel, programs, **launch):
+    x, w = _rows(programs)
+    out = np.full_like(x, np.nan)
+    run = kernel[(programs,)](x, w, out, N=x.shape[1], **launch)
+    return out, run, x + w[None, :]
+
+
+def test_a_row_every_program_reads_is_broadcast_to_whole_grid_rows():
+    out, run, want = _add(_add_row, 64)
+    ref, _, _ = _add(_add_row, 64, executor="interpreter")
+    assert list(run.broadcast_reads.values()) == [8]        # W; X differs by program
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(out, ref)
+    off, plain, _ = _add(_add_row, 64, mtia_options={"broadcast_reads": False})
+    assert plain.broadcast_reads == {}
+    np.testing.assert_array_equal(off, out)
+    assert run.report.bytes["sram"] < plain.report.bytes["sram"]
+
+
+def test_groups_follow_the_placement_and_must_be_whole():
+    # 256 programs, linear: PE p runs 4p..4p+3, so every PE of a group runs four programs
+    _, run, _ = _add(_add_row, 256)
+    assert list(run.broadcast_reads.values()) == [8]
+    # 3 programs on PEs 0..2: PE 3 has none, so no group of 2, 4 or 8 has all its members busy
+    out, run, want = _add(_add_row, 3)
+    assert run.broadcast_reads == {}
+    np.testing.assert_array_equal(out, want)
+    # 70 programs round robin: PEs 0..5 run two, the others one; groups of 4 or 8 would mix the two
+    # (PEs 4..7), groups of 2 do not
+    out, run, want = _add(_add_row, 70, pe_mapping="round_robin")
+    assert list(run.broadcast_reads.values()) == [2]
+    np.testing.assert_array_equal(out, want)
+
+
+def test_loads_issued_unlike_across_a_group_are_not_broadcast():
+    x, w = _rows(64)
+    out = np.full_like(x, np.nan)
+    run = _add_row_every[(64,)](x, w, out, N=64)
+    assert run.broadcast_reads == {}
+    want = x + w[None, :] * (np.arange(64) % 2 + 1)[:, None]
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_kernels_that_may_synchronise_through_memory_broadcast_nothing():
+    x, w = _rows(64)
+    want = x + w[None, :]
+    run = _add_row_in_place[(64,)](x, w, N=64)
+    assert run.broadcast_reads == {}
+    np.testing.assert_array_equal(x, want)
+    x, w = _rows(64)
+    out, count = np.full_like(x, np.nan), np.zeros(1, np.int32)
+    run = _add_row_counted[(64,)](x, w, out, count, N=64)
+    assert run.broadcast_reads == {} and count[0] == 64
+    np.testing.assert_array_equal(out, want)
+
+
+def test_a_row_inside_an_array_the_kernel_writes_is_not_broadcast():
+    """W is the last row of Out's array (one buffer): the kernel writes the array it reads W from."""
+    x, w = _rows(64)
+    out = np.full((65, 64), np.nan, np.float32)
+    out[64] = w
+    run = _add_row[(64,)](x, out[64], out, N=64)
+    assert run.broadcast_reads == {}
+    np.testing.assert_array_equal(out[:64], x + w[None, :])
+    np.testing.assert_array_equal(out[64], w)
+
+
+@pytest.mark.parametrize("size,blocks,group", [(256, (64, 64, 64), 4), (1024, (64, 64, 64), 2)])
+def test_the_tutorial_matmul_broadcasts_the_b_tiles_its_neighbours_share(size, blocks, group):
+    """GROUP_SIZE_M orders programs down M first, so the programs placed side by side share a column
+    block of B (at 256: 16 programs, 4 per column; at 1024 linear placement puts programs 8g + j and
+    8g + 4 + j on the two PEs of a group of 2); A differs between them."""
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((size, 128)) / 4).astype(np.float16)
+    b = (rng.standard_normal((128, size)) / 4).astype(np.float16)
+    bm, bn, bk = blocks
+    (c,), (run,) = matmul_tutorial(a, b, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk)
+    assert list(run.broadcast_reads.values()) == [group]
+    (ref,), _ = matmul_tutorial(a, b, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, executor="interpreter")
+    np.testing.assert_array_equal(c, ref)
+    want = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    np.testing.assert_allclose(c.astype(np.float32), want.astype(np.float32), rtol=2e-2, atol=2e-2)
