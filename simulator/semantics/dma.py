@@ -55,6 +55,10 @@ def boxes(vals, box: tuple[int, ...], isz: int, where) -> list:
     wrap, clamp = vals.get("wrap", ()), vals.get("clamp", ())
     if not wrap and not clamp:
         return [(base, full, box, strides)]
+    if len(wrap) == 3 and not clamp:       # the common wrap: the box does not reach the bound, one part
+        d, start, bound = int(wrap[0]), int(wrap[1]), int(wrap[2])
+        if 0 <= d < len(box) and start >= 0 and bound > 0 and start % bound + box[d] <= bound:
+            return [(base + start % bound * strides[d] * isz, full, box, strides)]
     spec = wrap or clamp
     if wrap and clamp or len(spec) != (3 if wrap else 4) or not 0 <= spec[0] < len(box):
         raise SanitizerError(f"{where()}: wrap=[dim, start, bound] or clamp=[dim, start, bound, fill] (one of "
