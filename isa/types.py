@@ -28,6 +28,10 @@ DTYPES: dict[str, np.dtype] = {
     "f8e4m3": np.dtype(ml_dtypes.float8_e4m3fn), "f8e5m2": np.dtype(ml_dtypes.float8_e5m2),
 }
 DTYPE_NAMES: dict[np.dtype, str] = {v: k for k, v in DTYPES.items()}
+# fp8 formats only stored and moved (the compiler converts them with integer and f16/f32 ops, see
+# compiler/language/fp8_storage.py): their tiles are bytes to every engine
+STORAGE_DTYPES = ("f8e4b15", "f8e4m3fnuz", "f8e5m2fnuz")
+DTYPES.update({name: np.dtype(np.uint8) for name in STORAGE_DTYPES})
 
 FLOAT_DTYPES = frozenset({"f16", "bf16", "f32", "f64", "f8e4m3", "f8e5m2"})
 INT_DTYPES = frozenset({"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"})

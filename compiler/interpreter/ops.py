@@ -61,6 +61,8 @@ def _constant(ctx, op, args):
     t = op.result.type
     dt = np_type(t)
     v = op.attrs["value"]
+    if t.scalar in T.STORAGE_FP8:     # a storage-only fp8 constant holds its code (constant_fold.py)
+        return [np.full(t.shape, v, dtype=np.uint8).view(dt)]
     return [np.full(t.shape, v, dtype=dt) if t.shape else np.asarray(v, dtype=dt)]
 
 
@@ -278,17 +280,7 @@ def _fptoui(ctx, op, args):
 def _fp_to_fp(ctx, op, args):
     dt = np_type(op.result.type)
     x = np.asarray(args[0])
-    r = _as(x.astype(np.float32) if _narrow(x.dtype) and _narrow(dt) else x, dt)
-    if op.attrs.get("rounding") == "rtz":
-        # round toward zero: step back one ulp wherever round-to-nearest moved away from zero
-        wide = x.astype(np.float64)
-        back = r.astype(np.float64)
-        away = np.abs(back) > np.abs(wide)
-        if away.any():
-            toward = np.nextafter(r.astype(np.float32) if dt.itemsize >= 4 else r, np.zeros((), r.dtype)) \
-                if dt.kind == "f" else r
-            r = np.where(away, toward, r).astype(dt)
-    return [r]
+    return [_as(x.astype(np.float32) if _narrow(x.dtype) and _narrow(dt) else x, dt)]
 
 
 @defines(Op.BITCAST, Op.PTR_BITCAST)

@@ -564,7 +564,8 @@ define(Op.RETURN, "Ends the function (no values: kernels return nothing).", oper
        results=0, terminator=True, pure=False)
 
 define(Op.CONSTANT, """A constant of the result type; a block result is filled with the one value
-(a splat). attrs: value (Python int/float/bool; ints are the mathematical value, e.g. 0xFFFFFFFF for u32).""",
+(a splat). attrs: value (Python int/float/bool; ints are the mathematical value, e.g. 0xFFFFFFFF for u32;
+for the storage-only fp8 types, the code: no float type holds their values).""",
        attrs=("value",))
 define(Op.GET_PROGRAM_ID, "The program id along `axis` (0, 1 or 2) of the running program; i32.", attrs=("axis",))
 define(Op.GET_NUM_PROGRAMS, "The grid size along `axis` (0, 1 or 2); i32.", attrs=("axis",))
@@ -641,7 +642,8 @@ define(Op.EXTF, "Widen a float exactly.", operands=("x",), elementwise=True,
        check=_cast(_is_float, _is_float, _wider))
 define(Op.TRUNCF, "Narrow a float, round to nearest even.", operands=("x",), elementwise=True,
        check=_cast(_is_float, _is_float, _narrower))
-define(Op.FP_TO_FP, "Convert to/from fp8 formats. attrs: rounding ('rtne' or 'rtz', for narrowing).",
+define(Op.FP_TO_FP, "Convert to/from the OCP fp8 formats, narrowing to nearest even (the frontend writes "
+       "round-toward-zero and the storage-only fp8 formats with other ops).",
        operands=("x",), elementwise=True, check=_cast(_is_float, _is_float))
 define(Op.BITCAST, "Reinterpret the bits as another scalar type of the same width.", operands=("x",),
        elementwise=True, check=_cast(lambda t: isinstance(t, ScalarType), lambda t: isinstance(t, ScalarType),

@@ -81,11 +81,11 @@ class _DTypeMeta(type):
 class DType(Type, metaclass=_DTypeMeta):
     """A scalar or pointer element type: what `tl.float32`, `tl.pointer_type(...)` are."""
 
-    # Triton's name lists (only the types this compiler has: no fp8e4b15, fp8e4b8, fp8e5b16)
+    # Triton's name lists
     SINT_TYPES = ["int8", "int16", "int32", "int64"]
     UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
     STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
-    FP_TYPES = ["fp8e4nv", "fp8e5"] + STANDARD_FP_TYPES
+    FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16"] + STANDARD_FP_TYPES
 
 
 @dataclass(frozen=True, eq=True, repr=False)
@@ -96,6 +96,7 @@ class ScalarType(DType):
     bitwidth: int
     triton_name: str
     mantissa: int = 0   # fp mantissa width (explicit bits), 0 for ints
+    bias: int = 0       # fp exponent bias where numpy has no type for the format (fp8e4b15), else 0
 
     def __str__(self) -> str:
         return self.triton_name
@@ -153,7 +154,7 @@ class ScalarType(DType):
         """The float format's exponent bias (Triton's tl.dtype attribute): 1 - the smallest normal exponent."""
         if not self.is_floating():
             raise AttributeError(f"{self} is not a float type: it has no exponent bias")
-        return 1 - int(ml_dtypes.finfo(self.np_dtype).minexp)
+        return self.bias or 1 - int(ml_dtypes.finfo(self.np_dtype).minexp)
 
     @property
     def itemsize(self) -> int:
@@ -269,8 +270,8 @@ class TensorDescType(Type):
         return True
 
 
-def _scalar(ir: str, kind: Kind, bits: int, tname: str, mantissa: int = 0) -> ScalarType:
-    return ScalarType(ir, kind, bits, tname, mantissa)
+def _scalar(ir: str, kind: Kind, bits: int, tname: str, mantissa: int = 0, bias: int = 0) -> ScalarType:
+    return ScalarType(ir, kind, bits, tname, mantissa, bias)
 
 
 i1 = _scalar("i1", Kind.BOOL, 1, "int1")
@@ -288,9 +289,15 @@ f32 = _scalar("f32", Kind.FLOAT, 32, "fp32", 23)
 f64 = _scalar("f64", Kind.FLOAT, 64, "fp64", 52)
 f8e4m3 = _scalar("f8e4m3", Kind.FLOAT, 8, "fp8e4nv", 3)
 f8e5m2 = _scalar("f8e5m2", Kind.FLOAT, 8, "fp8e5", 2)
+# Storage-only fp8 formats (compiler/language/fp8_storage.py): values load, store, move and convert with
+# .to(); Triton's own e4m3 with bias 15 (no inf or NaN), and AMD's "fnuz" e4m3 (bias 8) and e5m2 (bias 16)
+f8e4b15 = _scalar("f8e4b15", Kind.FLOAT, 8, "fp8e4b15", 3, bias=15)
+f8e4m3fnuz = _scalar("f8e4m3fnuz", Kind.FLOAT, 8, "fp8e4b8", 3)
+f8e5m2fnuz = _scalar("f8e5m2fnuz", Kind.FLOAT, 8, "fp8e5b16", 2)
+STORAGE_FP8 = frozenset({f8e4b15, f8e4m3fnuz, f8e5m2fnuz})
 
 SCALARS: dict[str, ScalarType] = {t.ir: t for t in (
-    i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, f8e4m3, f8e5m2)}
+    i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, f8e4m3, f8e5m2, f8e4b15, f8e4m3fnuz, f8e5m2fnuz)}
 # Triton's names and the `tl.dtype("...")` spellings users write in signatures.
 BY_TRITON_NAME: dict[str, ScalarType] = {t.triton_name: t for t in SCALARS.values()}
 BY_TRITON_NAME.update({"i1": i1, "u1": i1, "fp8e4m3": f8e4m3, "fp8e5m2": f8e5m2, "bfloat16": bf16,
@@ -302,15 +309,22 @@ _NP_DTYPES: dict[str, np.dtype] = {
     "u16": np.dtype(np.uint16), "u32": np.dtype(np.uint32), "u64": np.dtype(np.uint64),
     "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16), "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64), "f8e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
-    "f8e5m2": np.dtype(ml_dtypes.float8_e5m2),
+    "f8e5m2": np.dtype(ml_dtypes.float8_e5m2), "f8e4m3fnuz": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "f8e5m2fnuz": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    # its bits, as uint8 marked with the format (no numpy type has it), so that a host array viewed as
+    # fp8e4b15 (triton.reinterpret) passes to a kernel as one
+    "f8e4b15": np.dtype(np.uint8, metadata={"triton_dtype": "fp8e4b15"}),
 }
-_FROM_NP = {v: SCALARS[k] for k, v in _NP_DTYPES.items()}
+_FROM_NP = {v: SCALARS[k] for k, v in _NP_DTYPES.items() if k != "f8e4b15"}   # (it == np.uint8)
 
 
 def from_numpy(dt) -> ScalarType:
     """The scalar type of a numpy dtype (raises TypeError for dtypes the IR has no type for)."""
     try:
-        return _FROM_NP[np.dtype(dt)]
+        dt = np.dtype(dt)
+        if dt.metadata and "triton_dtype" in dt.metadata:
+            return BY_TRITON_NAME[dt.metadata["triton_dtype"]]
+        return _FROM_NP[dt]
     except (KeyError, TypeError):
         raise TypeError(f"numpy dtype {dt} has no Triton equivalent") from None
 

@@ -9,8 +9,8 @@ from .builtins import (PropagateNan, advance, arange, assume, atomic_add, atomic
                        range, ravel, reshape, split, squeeze, static_assert, static_print, static_range, store,
                        store_tensor_descriptor, to_tensor, trans, unsqueeze, view, where, zeros, zeros_like)
 from .core import (PointerType as _PointerType, block_ptr, block_type, bool_, builtin, constexpr, dtype, bfloat16,
-                   float16, float32, float64, float8e4nv, float8e5, int1, int8, int16, int32, int64,
-                   pi32_t, pointer_type, tensor, tensor_descriptor, uint8, uint16, uint32, uint64)
+                   float16, float32, float64, float8e4b8, float8e4b15, float8e4nv, float8e5, float8e5b16, int1, int8,
+                   int16, int32, int64, pi32_t, pointer_type, tensor, tensor_descriptor, uint8, uint16, uint32, uint64)
 from .math import (abs, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin,
                    sqrt, sqrt_rn, umulhi)
 from .reductions import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, reduce, reduce_or, softmax,

@@ -19,6 +19,7 @@ int8, int16, int32, int64 = T.i8, T.i16, T.i32, T.i64
 uint8, uint16, uint32, uint64 = T.u8, T.u16, T.u32, T.u64
 float16, bfloat16, float32, float64 = T.f16, T.bf16, T.f32, T.f64
 float8e4nv, float8e5 = T.f8e4m3, T.f8e5m2
+float8e4b15, float8e4b8, float8e5b16 = T.f8e4b15, T.f8e4m3fnuz, T.f8e5m2fnuz   # storage only: fp8_storage.py
 bool_ = int1
 
 

@@ -13,9 +13,14 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Block, Region
 from ..ir.ops import Op
+from . import fp8_storage
 from .core import _unwrap, block_ptr, is_number, tensor, tensor_descriptor
 
 _STACK: list["Semantic"] = []
+# the ops a storage-only fp8 value may go through (fp8_storage.py): its bytes move, nothing computes on them
+_MOVES_BYTES = frozenset({Op.LOAD, Op.STORE, Op.BITCAST, Op.SELECT, Op.SPLAT, Op.BROADCAST, Op.EXPAND_DIMS,
+                          Op.RESHAPE, Op.TRANS, Op.JOIN, Op.SPLIT, Op.CAT, Op.EXTRACT_SLICE, Op.GATHER,
+                          Op.DESCRIPTOR_LOAD, Op.DESCRIPTOR_STORE})
 
 MAX_TENSOR_NUMEL = 1 << 20
 
@@ -56,10 +61,19 @@ class Semantic:
 
     # --- emission helpers ---------------------------------------------------------------------
     def _op(self, name, operands: Sequence[tensor], type: T.Type, attrs=None) -> tensor:
+        if name not in _MOVES_BYTES:
+            stored = next((t for t in [o.type.scalar for o in operands] + [type.scalar] if t in fp8_storage.FORMATS),
+                          None)
+            if stored is not None:
+                raise TypeError(f"{name} on {stored}: {stored} values are only loaded, stored, moved and converted "
+                                f"here (as on Triton's GPUs, which keep them as bytes): convert with "
+                                f".to(tl.float16) or .to(tl.float32) first")
         v = self.b.create1(name, [o.handle for o in operands], type, attrs)
         return tensor(v, type)
 
     def constant(self, value, type: T.Type) -> tensor:
+        if type.scalar in fp8_storage.FORMATS:     # a number in a storage fp8 format: converted as .to() does
+            return fp8_storage.encode(self, self.constant(value, T.f32.with_shape(type.shape)), type.scalar)
         if isinstance(type.scalar, T.ScalarType):
             value = _normalize_constant(value, type.scalar)
         return tensor(self.b.constant(value, type), type)
@@ -410,6 +424,8 @@ class Semantic:
     def abs(self, x):
         x = self.to_tensor(x)
         st = x.type.scalar
+        if st in fp8_storage.FORMATS:
+            return fp8_storage.abs(self, x)
         if st.is_floating():
             return self._op(Op.ABSF, [x], x.type)
         if st.is_int_signed():
@@ -457,9 +473,14 @@ class Semantic:
         if fp_downcast_rounding not in (None, "rtne", "rtz"):
             raise ValueError(f"Invalid rounding mode: {fp_downcast_rounding}. Supported rounding modes are "
                              "'rtne' and 'rtz'.")
-        if (src.is_floating() and dst.is_floating()) and (src.is_fp8() or dst.is_fp8() or fp_downcast_rounding == "rtz"):
-            attrs = {"rounding": fp_downcast_rounding or "rtne"} if narrowing_fp else {}
-            return self._op(Op.FP_TO_FP, [x], out, attrs)
+        if dst in fp8_storage.FORMATS and not src.is_ptr():
+            return fp8_storage.encode(self, x, dst, fp_downcast_rounding)
+        if src in fp8_storage.FORMATS and not dst.is_ptr():
+            return fp8_storage.decode(self, x, dst)
+        if fp_downcast_rounding == "rtz" and narrowing_fp:
+            return self._round_toward_zero(x, dst)
+        if (src.is_floating() and dst.is_floating()) and (src.is_fp8() or dst.is_fp8()):
+            return self._op(Op.FP_TO_FP, [x], out)
         if src in (T.f16, T.bf16) and dst.is_floating() and dst != T.f32 and not dst.is_fp64():
             return self.cast(self.cast(x, T.f32), dst)
         if src.is_floating() and dst.is_floating():
@@ -493,6 +514,15 @@ class Semantic:
         if src.is_ptr() and dst.is_ptr():
             return self._op(Op.PTR_BITCAST, [x], out)
         raise TypeError(f"cannot cast {x.type} to {dst}")
+
+    def _round_toward_zero(self, x, dst) -> tensor:
+        """A narrowing float conversion rounded toward zero: to nearest, then one ulp back toward zero
+        wherever that moved away from zero (a float's bits, read as an integer, step one ulp of its
+        magnitude per unit, inf back to the largest finite value), so executors need one rounding mode."""
+        r = self.cast(x, dst)
+        away = self.greater_than(self.abs(self.cast(r, x.type.scalar)), self.abs(x))
+        bits = self.bitcast(r, {8: T.u8, 16: T.u16, 32: T.u32}[dst.bitwidth])
+        return self.bitcast(self.where(away, self.sub(bits, 1), bits), dst)
 
     def bitcast(self, x, dst) -> tensor:
         x = self.to_tensor(x)
@@ -893,6 +923,8 @@ class Semantic:
                              f"second shape ({sb[-2]})")
         if len(sa) == 3 and sa[0] != sb[0]:
             raise ValueError(f"Batch dimensions of the inputs differ: {sa[0]} and {sb[0]}")
+        if a.type.scalar in fp8_storage.FORMATS or b.type.scalar in fp8_storage.FORMATS:
+            a, b = self.cast(a, T.f16), self.cast(b, T.f16)   # exact, as Triton widens them where not native
         at, bt = a.type.scalar, b.type.scalar
         if at != bt and not (at.is_fp8() and bt.is_fp8()):
             raise TypeError(f"Both operands must be same dtype. Got {at} and {bt}")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core import Operation
 from ..ops import OP_DEFS, Op
-from ..types import PointerType
+from ..types import STORAGE_FP8, PointerType
 from ..patterns import constant_value
 
 _SHAPE_OPS = {Op.SPLAT, Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS}
@@ -77,7 +77,8 @@ class ConstantFold:
                     result = EVAL[op.name](None, op, args)[0]
                 except Exception:   # leave anything the evaluator rejects to run time
                     continue
-            val = _uniform(result)
+            # a storage-only fp8 constant holds its code: no float type holds the value (fp8_storage.py)
+            val = _uniform(result.view(np.uint8) if op.result.type.scalar in STORAGE_FP8 else result)
             if val is None:
                 continue
             c = Operation(Op.CONSTANT, [], [op.result.type], {"value": val}, loc=op.loc)
