@@ -12,6 +12,9 @@ reader of a line still being filled waits for that fill. Under `llc_policy: writ
 whole lines allocates them dirty and moves no DRAM bytes; a store of part of a line updates it if
 cached and otherwise goes around the LLC to DRAM; dirty lines go to DRAM when evicted, or never
 when a dead-tensor hint (`dma.discard`) drops them. Under `write_through` every store goes to DRAM.
+An atomic (`dma.atomic`, `dma.cas`) reads and writes its lines where they are cached: it finds or fills
+them as a load does and leaves them dirty (under `write_through`, its bytes go on to DRAM too), so a
+lock that programs spin on stays in the LLC.
 
 A broadcast read (`dma.in ... bcast=N`) is served once for the N PEs of a group that each issue it:
 memory and the shared NoC links carry it once, each receiver's port its own copy. A prefetch brings
@@ -141,9 +144,10 @@ class MemorySystem:
             self.touched[a.base] = self.touched.get(a.base, 0) | (2 if write else 1)
 
     # ---- transfers --------------------------------------------------------------------------------
-    def transfer(self, now: float, pe: int, acc: Access, write: bool) -> simpy.Event:
-        """Start a transfer between PE `pe` and global memory now; the event fires when it completes."""
-        return self._transfer(now, [pe], acc, write)[0]
+    def transfer(self, now: float, pe: int, acc: Access, write: bool, atomic: bool = False) -> simpy.Event:
+        """Start a transfer between PE `pe` and global memory now (`atomic`: a read-modify-write of
+        `acc`); the event fires when it completes."""
+        return self._transfer(now, [pe], acc, write, atomic)[0]
 
     def broadcast(self, now: float, pe: int, n: int, acc: Access, where) -> simpy.Event:
         """PE `pe`'s part of a broadcast read shared by the `n` PEs of its group (n consecutive PEs of
@@ -186,7 +190,7 @@ class MemorySystem:
                        f"PE(s) {', '.join(map(str, missing))} to issue it")
         return out
 
-    def _transfer(self, now: float, pes: list[int], acc: Access, write: bool) -> list[simpy.Event]:
+    def _transfer(self, now: float, pes: list[int], acc: Access, write: bool, atomic: bool = False) -> list[simpy.Event]:
         env = self.env
         bus = self.bus_bytes(acc)
         self._touch(int(acc.starts[0]), write)
@@ -202,7 +206,8 @@ class MemorySystem:
             shared = max(shared, self.sram.reserve(now, bus))
         self.sram_bytes += bus
         if int(acc.starts[0]) >= DRAM_BASE:
-            shared = max(shared, self._store(now, acc) if write else self._load(now, acc))
+            shared = max(shared, self._atomic(now, acc) if atomic else self._store(now, acc) if write
+                         else self._load(now, acc))
         events = []
         for p, end in zip(pes, ends):
             end = max(end, shared)
@@ -277,6 +282,15 @@ class MemorySystem:
         ends, _ = self.dram.access(now, lines[around] * L, nbytes, write=True)
         self.dram_write += int(nbytes.sum())
         return float(ends.max()) + self.dram_latency
+
+    def _atomic(self, now: float, acc: Access) -> float:
+        """A read-modify-write in the LLC: the lines are read as a load reads them (a miss fills the line
+        from DRAM), then written there (dirty); return when the old values are read."""
+        ready = self._load(now, acc)
+        if not (self.write_back and self.llc.sets):
+            return max(ready, self._store(now, acc))
+        self.llc.mark_dirty(self.lines(acc))
+        return ready
 
     def prefetch(self, now: float, acc: Access) -> None:
         """Bring the DRAM lines of `acc` (within the array it starts in) into the LLC; nothing waits."""

@@ -21,6 +21,7 @@ from .engine import Engine
 
 READS_AT_START = (dma.DmaIn, dma.DmaGather, dma.DmaRows)
 WRITES = (dma.DmaOut, dma.DmaScatter, dma.DmaAtomic, dma.DmaCas)
+ATOMICS = (dma.DmaAtomic, dma.DmaCas)      # read-modify-writes, done where the lines are cached
 HINTS = (dma.DmaPrefetch, dma.DmaDiscard)
 
 
@@ -71,7 +72,7 @@ class DMA(Engine):
             elif bcast > 1:
                 landed = mem.broadcast(start, pe.index, bcast, acc, cmd.where)
             else:
-                landed = mem.transfer(start, pe.index, acc, write)
+                landed = mem.transfer(start, pe.index, acc, write, isinstance(cmd.ins, ATOMICS))
             if acc is not None and cmd.vals.get("prefetch"):
                 mem.prefetch(start, Access(acc.starts + int(cmd.vals["prefetch"]), acc.run_bytes))
             # a store's bytes leave the local store now; a load's enter it as they land

@@ -1,4 +1,4 @@
-"""Hoist loop-invariant scalar code out of loops.
+"""Hoist loop-invariant scalar code (and fills of small blocks) out of loops.
 
 The memory lowering computes addresses, strides and valid extents next to each access; inside a
 loop most of that arithmetic does not depend on the iteration. Moving it before the loop saves the
@@ -14,6 +14,10 @@ from ...ir.core import Operation
 from ...ir.ops import OP_DEFS
 
 LOOPS = (Op.FOR, Op.WHILE)
+# Blocks of one value this small are hoisted too: the one-element offset, compare and value tiles the
+# memory lowering makes for a scalar atomic (a spin lock's tl.atomic_cas) are filled once instead of
+# by three SE commands every iteration. Larger fills stay: a hoisted tile holds local store all loop.
+SMALL_FILL_BYTES = 64
 
 
 def _defined_inside(v, loop: Operation) -> bool:
@@ -24,6 +28,11 @@ def _defined_inside(v, loop: Operation) -> bool:
             return True
         op = op.parent_op
     return False
+
+
+def _small_fill(op: Operation) -> bool:
+    t = op.results[0].type
+    return op.name in (Op.CONSTANT, Op.SPLAT) and t.numel * t.scalar.itemsize <= SMALL_FILL_BYTES
 
 
 @dataclass(frozen=True)
@@ -40,7 +49,7 @@ class HoistLoopInvariants:
                         d = OP_DEFS.get(op.name)
                         if d is None or not d.pure or op.regions or d.terminator or not op.results:
                             continue
-                        if any(r.type.is_block() for r in op.results):
+                        if any(r.type.is_block() for r in op.results) and not _small_fill(op):
                             continue
                         if any(_defined_inside(v, loop) for v in op.operands):
                             continue
