@@ -27,6 +27,7 @@ from .config import Config, get_config
 from .chip.memory_system import MemorySystem
 from . import launch
 from .errors import DeadlockError, ProgramError
+from .event_loop import Environment
 from .memory.global_memory import GlobalMemory
 from .pe.pe import PE
 from .report import Report, build_report
@@ -55,7 +56,7 @@ class Machine:
 
     def _fresh(self) -> None:
         """Per-launch state: time restarts at 0 with idle PEs; memory contents and the LLC persist."""
-        self.env = simpy.Environment()
+        self.env = Environment()
         self.memsys.new_launch(self.env)
         self.pes = [PE(self, i) for i in range(self.cfg.num_pes)]
         self.log: list = []

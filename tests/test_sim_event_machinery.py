@@ -1,7 +1,8 @@
-"""The simulator's own event machinery, which keeps a run's cost per command flat: an engine's command
-queue serves commands at exactly the moments, and in exactly the order, a SimPy Store would; a
-completion signal nobody waits for costs no scheduled event; the completions a PE keeps for fences
-stay bounded by the commands in flight, however long the run."""
+"""The simulator's own event machinery, which keeps a run's cost per command flat: the event loop
+processes events in exactly SimPy's order; an engine's command queue serves commands at exactly the
+moments, and in exactly the order, a SimPy Store would, also when the engine takes a command without
+an event; a completion signal nobody waits for costs no scheduled event; the completions a PE keeps
+for fences stay bounded by the commands in flight, however long the run."""
 from __future__ import annotations
 
 import random
@@ -12,18 +13,20 @@ import simpy
 import compiler.runtime.mtia_executor  # noqa: F401  (registers the executor)
 from compiler.kernels import library
 from simulator import use_config
+from simulator.event_loop import Environment
 from simulator.pe.command_queue import CommandQueue
 from simulator.pe.pe import PE
 from simulator.signal import Signal
 
 
-def _log_of(make_queue, seed: int) -> list:
+def _log_of(make_queue, seed: int, env_class=simpy.Environment, take: bool = False) -> list:
     """(time, who, item) of a producer putting 40 items into a bounded queue and a consumer taking
-    them, each pausing at random; a third process ticks at the same moments to expose the order."""
+    them, each pausing at random; a third process ticks at the same moments to expose the order.
+    With `take`, the consumer takes a queued item without an event where the queue allows it."""
     rng = random.Random(seed)
     gaps_p = [rng.choice([0, 0, 1, 3]) for _ in range(40)]
     gaps_c = [rng.choice([0, 1, 2, 5]) for _ in range(40)]
-    env = simpy.Environment()
+    env = env_class()
     q = make_queue(env)
     log = []
 
@@ -38,7 +41,9 @@ def _log_of(make_queue, seed: int) -> list:
 
     def consumer():
         for g in gaps_c:
-            item = yield q.get()
+            item = q.take() if take else None
+            if item is None:
+                item = yield q.get()
             log.append((env.now, "got", item))
             if g:
                 yield env.timeout(g)
@@ -72,7 +77,64 @@ class _Store:
 def test_the_command_queue_serves_as_a_simpy_store_does():
     for seed in range(20):
         for cap in (1, 2, 4):
-            assert _log_of(lambda env: CommandQueue(env, cap), seed) == _log_of(lambda env: _Store(env, cap), seed)
+            store = _log_of(lambda env: _Store(env, cap), seed)
+            assert _log_of(lambda env: CommandQueue(env, cap), seed) == store
+            assert _log_of(lambda env: CommandQueue(env, cap), seed, Environment) == store
+            assert _log_of(lambda env: CommandQueue(env, cap), seed, Environment, take=True) == store
+
+
+def _event_order(env, seed: int, until=None) -> list:
+    """(time, who, step) each time one of a changing set of processes resumes: they sleep for
+    random delays (0, whole and fractional, some equal), wait for and fire shared events, and start
+    new processes (whose start is an URGENT event) as they go. On our Environment half the sleeps
+    are `wake`s and some callbacks are `call_later`s, which must order as SimPy's timeouts do."""
+    rng = random.Random(seed)
+    ours = isinstance(env, Environment)
+    log = []
+    shared = [env.event() for _ in range(6)]
+
+    def sleep(d):
+        return env.wake(d) if rng.random() < 0.5 and ours else env.timeout(d)
+
+    def later(d, who):
+        if rng.random() < 0.5 and ours:
+            env.call_later(d, log.append, (who, "call"))
+        else:
+            env.timeout(d).callbacks.append(lambda _: log.append((who, "call")))
+
+    def proc(who, steps):
+        for i in range(steps):
+            r = rng.random()
+            if r < 0.5:
+                yield sleep(rng.choice([0, 0, 1, 2, 0.5, 1.5, 3]))
+            elif r < 0.65:
+                ev = rng.choice(shared)
+                if not ev.triggered:
+                    yield ev
+            elif r < 0.8:
+                ev = rng.choice(shared)
+                if not ev.triggered:
+                    ev.succeed(who)
+            elif r < 0.9 and who < 40:
+                env.process(proc(who * 2 + 1 + (i % 2), rng.randint(1, 8)))
+            else:
+                later(rng.choice([0, 1, 2.5]), who)
+            log.append((env.now, who, i))
+
+    for who in range(4):
+        env.process(proc(who, 30))
+    if until is not None:
+        env.run(until)
+        log.append(("paused", env.now))
+    env.run()
+    return log
+
+
+def test_the_event_loop_processes_events_in_simpys_order():
+    for seed in range(40):
+        assert _event_order(Environment(), seed) == _event_order(simpy.Environment(), seed)
+    for seed in range(5):      # run(until) pauses where SimPy does, and the rest runs on in the same order
+        assert _event_order(Environment(), seed, until=7.5) == _event_order(simpy.Environment(), seed, until=7.5)
 
 
 def test_a_signal_nobody_waits_for_is_not_scheduled_and_a_waiter_resumes():

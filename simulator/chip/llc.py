@@ -36,19 +36,21 @@ class LLC:
         if self.sets == 0:
             return np.zeros(lines.size, np.bool_), now
         self.clock += 1
-        s, tag = lines % self.sets, lines // self.sets
+        tag, s = np.divmod(lines, self.sets)
         match = self.tags[s] == tag[:, None]
-        hit = match.any(axis=1)
-        hi = np.flatnonzero(hit)
+        hit = np.logical_or.reduce(match, axis=1)
+        n_hit = int(np.count_nonzero(hit))
         ready = now
-        if hi.size:
-            way = match[hi].argmax(axis=1)
-            self.stamp[s[hi], way] = self.clock
-            r = self.ready[s[hi], way]
-            late = r > now
-            if late.any():
-                self.fill_waits += int(late.sum())
-                ready = float(r.max())
+        if n_hit:
+            if n_hit < hit.size:             # (all hit is the common case: no selecting)
+                match, s = match[hit], s[hit]
+            way = match.argmax(axis=1)
+            self.stamp[s, way] = self.clock
+            r = self.ready[s, way]
+            latest = float(r.max())
+            if latest > now:
+                self.fill_waits += int(np.count_nonzero(r > now))
+                ready = latest
         return hit, ready
 
     def allocate(self, lines: np.ndarray, dirty: bool = False) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:

@@ -53,6 +53,9 @@ class Access:
 
     def span(self) -> tuple[int, int]:
         """[lowest, highest) byte address touched."""
+        if self.starts.size == 1 and not isinstance(self.run_bytes, np.ndarray):
+            s = int(self.starts[0])
+            return s, s + int(self.run_bytes)
         return int(self.starts.min()), int((self.starts + self.run_bytes).max())
 
     @staticmethod
@@ -101,6 +104,9 @@ class MemorySystem:
     def bus_bytes(self, acc: Access) -> int:
         """Bytes on the wires: every run is rounded out to whole bursts."""
         b = self.burst
+        if acc.starts.size == 1 and not isinstance(acc.run_bytes, np.ndarray):   # one run: no array work
+            s = int(acc.starts[0])
+            return ((s + int(acc.run_bytes) - 1) // b - s // b + 1) * b
         first = acc.starts // b
         last = (acc.starts + acc.run_bytes - 1) // b
         return int((last - first + 1).sum()) * b
@@ -212,7 +218,7 @@ class MemorySystem:
         for p, end in zip(pes, ends):
             end = max(end, shared)
             if sram_done is None:
-                events.append(env.timeout(end + self.latency[p] - now))
+                events.append(env.wake(end + self.latency[p] - now))
                 continue
             done = env.event()
 
@@ -227,8 +233,9 @@ class MemorySystem:
         """Read lines through the LLC; return when the last one is in SRAM."""
         lines = self.lines(acc)
         hit, ready = self.llc.lookup(lines, now)
-        self.llc.hits += int(hit.sum())
-        miss = lines[~hit]
+        n_hit = int(np.count_nonzero(hit))
+        self.llc.hits += n_hit
+        miss = lines[~hit] if n_hit < lines.size else lines[:0]
         self.llc.misses += int(miss.size)
         return max(ready, self._fill(now, miss))
 

@@ -228,7 +228,7 @@ def _read(cmd, name, t: Tile, cb, engine, pops) -> None:
         raise SanitizerError(f"{cmd.where()}: tile {name} = {t} reads {t.offset} slots past the read pointer of "
                              f"CB {cb.id} ({cb.name}), which has {cb.slots} slots: it could never be written")
     slot = cb.rd + t.offset
-    v = cb.version(slot)
+    v = cb.versions.get(slot) or cb.version(slot)
     if not (engine.in_order and v.engine is engine):
         cmd.deps.append((v.event, ("data", cb.id, slot, _kind(v.engine))))
     v.readers.append((cmd.done, engine))
@@ -263,6 +263,12 @@ def _kind(engine) -> str | None:
 
 
 def _pop(cmd, pops) -> None:
+    if len(pops) == 1 and pops[0][1] == pops[0][0].rd:     # one pop of the oldest slot (most commands)
+        cb, slot = pops[0]
+        check_pop(cmd.where, cb)
+        cb.pop_issued(slot)
+        cb.rd += 1
+        return
     by_cb: dict = {}
     for cb, slot in pops:
         by_cb.setdefault(cb, []).append(slot)

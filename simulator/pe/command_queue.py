@@ -37,6 +37,20 @@ class CommandQueue:
             self.getter = ev
         return ev
 
+    def take(self):
+        """The oldest command at once, or None when the engine must `yield get()` for it.
+
+        A get with a command queued is scheduled at once, and the engine resumes when it is
+        processed. When nothing else is scheduled for now, it is the next event processed, so
+        taking the command without it (and making room for a blocked put first, as its processing
+        would) keeps the run's exact order. The caller must be a process resumed by an event with
+        no callbacks after its own (an engine woken by its occupancy timeout)."""
+        if self.items and self.env.nothing_else_now():
+            cmd = self.items.popleft()
+            self._make_room(None)
+            return cmd
+        return None
+
     def put(self, cmd) -> Signal | None:
         """Queue `cmd`; on a full queue, the event that fires once it is queued (else None)."""
         if len(self.items) >= self.capacity:

@@ -99,7 +99,7 @@ class ControlCore:
                         pc = nxt
                     continue
                 t += fn.issue_cycles(self) if what == ENGINE else self.cpi
-                yield env.timeout(t)
+                yield env.wake(t)
                 self.busy += t
                 t = 0.0
                 if what == ENGINE:
@@ -108,7 +108,8 @@ class ControlCore:
                         resolve_send(pe, cmd)
                     self.issued += 1
                     pe.track(cmd)
-                    pe.machine.trace_issue(pe, cmd)
+                    if machine.tracer is not None:
+                        machine.trace_issue(pe, cmd)
                     queued = engine.queue.put(cmd)
                     if queued is not None:          # the queue is full
                         self.blocked_on = ("queue", engine.kind, None)

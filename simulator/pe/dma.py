@@ -16,6 +16,7 @@ from isa.types import np_dtype
 
 from ..chip.memory_system import Access
 from ..errors import SanitizerError
+from ..signal import Signal
 from ..semantics.dma import boxes
 from .engine import Engine
 
@@ -35,7 +36,7 @@ class DMA(Engine):
         self.c = c
         self.inflight = 0
         self.inflight_writes: list[tuple[int, int, object]] = []    # (lo, hi, done event)
-        self.slot_free = self.env.event()
+        self.slot_free = Signal(self.env)       # fires when a transfer finishes (scheduled only if awaited)
         self.bytes = 0
         self.busy_since = 0.0
 
@@ -45,11 +46,20 @@ class DMA(Engine):
 
     def run(self):
         env, pe, mem = self.env, self.pe, self.pe.machine.memsys
+        queue = self.queue
+        cp_cycles = pe.cfg.pe.cp_cycles
         while True:
-            cmd = yield from self.next_command()
+            # the waits of next_command, wait_deps and wait_resolved, entered only when they wait
+            cmd = queue.take()
+            if cmd is None:
+                cmd = yield from self.next_command()
             self.current = cmd
-            yield from self.wait_deps(cmd)
-            yield from self.wait_resolved(cmd)
+            for ev, _ in cmd.deps:
+                if not ev.triggered:
+                    yield from self.wait_deps(cmd)
+                    break
+            if env.now < cmd.issued + cp_cycles:
+                yield from self.wait_resolved(cmd)
             if type(cmd.ins) in HINTS:
                 if type(cmd.ins) is dma.DmaDiscard:          # the stores into a dead tensor land first
                     lo = int(cmd.vals["base"])
@@ -68,7 +78,7 @@ class DMA(Engine):
                 pe.run_semantics(cmd)
             bcast = cmd.vals.get("bcast", 0) if acc is not None else 0
             if acc is None:
-                landed = env.timeout(self.c.setup_cycles)
+                landed = env.wake(self.c.setup_cycles)
             elif bcast > 1:
                 landed = mem.broadcast(start, pe.index, bcast, acc, cmd.where)
             else:
@@ -90,7 +100,7 @@ class DMA(Engine):
             self.current = None
             landed.callbacks.append(lambda _, c=cmd, t=ls_end: self._land(c, t))
             # the engine itself is busy only for descriptor issue; transfers overlap
-            yield env.timeout(1)
+            yield env.wake(1)
 
     def wait_stores(self, lo: int, hi: int):
         """Wait for this PE's in-flight stores to bytes [lo, hi)."""
@@ -115,8 +125,8 @@ class DMA(Engine):
             mem.discard(int(v["base"]), int(v["base"]) + int(v["nbytes"]))
         self.commands += 1
         self.current = None
-        env.timeout(self.c.setup_cycles).callbacks.append(lambda _: self._hinted(cmd))
-        yield env.timeout(1)
+        env.call_later(self.c.setup_cycles, self._hinted, cmd)
+        yield env.wake(1)
 
     def _hinted(self, cmd) -> None:
         cmd.end = self.env.now
@@ -128,7 +138,7 @@ class DMA(Engine):
         if ls_end is None:
             ls_end = self.pe.ls_port.reserve(self.env.now, cmd.plan.ls_bytes)
         if ls_end > self.env.now:
-            self.env.timeout(ls_end - self.env.now).callbacks.append(lambda _: self._finish(cmd))
+            self.env.call_later(ls_end - self.env.now, self._finish, cmd)
         else:
             self._finish(cmd)
 
@@ -139,7 +149,7 @@ class DMA(Engine):
             self.busy += self.env.now - self.busy_since
         self.last_end = self.env.now
         self.inflight_writes = [w for w in self.inflight_writes if w[2] is not cmd.done]
-        ev, self.slot_free = self.slot_free, self.env.event()
+        ev, self.slot_free = self.slot_free, Signal(self.env)
         ev.succeed()
         self.pe.complete(cmd, semantics=not isinstance(cmd.ins, READS_AT_START))
 

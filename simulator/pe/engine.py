@@ -78,7 +78,7 @@ class Engine:
         ready = cmd.issued + self.pe.cfg.pe.cp_cycles
         if self.env.now < ready:
             t = self.idle_clock()
-            yield self.env.timeout(ready - self.env.now)
+            yield self.env.wake(ready - self.env.now)
             self.stall("issue", self.idle_clock() - t)
 
     def occupancy(self, cmd) -> float:
@@ -96,11 +96,14 @@ class Engine:
         queue = self.queue
         port = pe.ls_port
         cp_cycles = pe.cfg.pe.cp_cycles
+        plain_traffic = type(self).ls_traffic is Engine.ls_traffic      # (the DPE's is its own)
         while True:
-            t = env.now
-            cmd = yield queue.get()
-            if env.now > t:
-                self.stall("issue", env.now - t)
+            cmd = queue.take()
+            if cmd is None:
+                t = env.now
+                cmd = yield queue.get()
+                if env.now > t:
+                    self.stall("issue", env.now - t)
             self.current = cmd
             for ev, why in cmd.deps:
                 if not ev.triggered:
@@ -111,21 +114,24 @@ class Engine:
             ready = cmd.issued + cp_cycles
             if env.now < ready:
                 t = env.now
-                yield env.timeout(ready - t)
+                yield env.wake(ready - t)
                 self.stall("issue", env.now - t)
             self.waiting = None
             start = env.now
             occ = self.command_cycles + self.occupancy(cmd)
-            end = max(start + occ, port.reserve(start, self.ls_traffic(cmd)))
-            self.stall("ls port", end - (start + occ))
+            end = port.reserve(start, cmd.plan.ls_bytes if plain_traffic else self.ls_traffic(cmd))
+            if end > start + occ:
+                self.stall("ls port", end - (start + occ))
+            else:
+                end = start + occ
             cmd.start, cmd.end = start, end
-            yield env.timeout(end - start)
+            yield env.wake(end - start)
             self.busy += end - start
             self.last_end = end
             self.commands += 1
             self.current = None
             if self.latency:
-                env.timeout(self.latency).callbacks.append(lambda _, c=cmd: pe.complete(c))
+                env.call_later(self.latency, pe.complete, cmd)
             else:
                 pe.complete(cmd)
 

@@ -114,7 +114,7 @@ class PE:
                         f"written (a slot pushed without data, e.g. cb.reserve/cb.push with no store between)")
 
     def complete(self, cmd, semantics: bool = True) -> None:
-        if semantics:
+        if semantics and cmd.plan.skips_semantics is not True:      # (True: known to skip, no call)
             self.run_semantics(cmd)
         for cb, ev, mode in cmd.writes:
             if mode == "push":
@@ -124,7 +124,8 @@ class PE:
                     cb.peak_occupancy = occ
             ev.succeed()
         cmd.done.succeed()
-        self.machine.trace_complete(self, cmd)
+        if self.machine.tracer is not None:
+            self.machine.trace_complete(self, cmd)
 
     def state(self) -> dict:
         core = self.core
