@@ -22,13 +22,15 @@ class LLC:
         self.dirty = np.zeros(shape, np.bool_) if self.sets else None
         self.ready = np.zeros(shape, np.float64) if self.sets else None
         self.clock = 0
+        self.allocated = False        # whether a line got a way (and so a ready time) since the last launch
         self.new_launch()
 
     def new_launch(self) -> None:
         """Counters at zero; fills still in flight at the end of the last launch have landed."""
         self.hits = self.misses = self.fill_waits = self.writebacks = 0
-        if self.sets:
-            self.ready.fill(0.0)
+        if self.allocated:            # (a fresh or untouched `ready` is all zeros: filling its 8 MB again
+            self.ready.fill(0.0)      # costs a launch tens of milliseconds of page faults on a loaded host)
+        self.allocated = False
 
     def lookup(self, lines: np.ndarray, now: float) -> tuple[np.ndarray, float]:
         """Look up unique line numbers; hits refresh their LRU stamp. Returns (hit mask, when the
@@ -60,6 +62,7 @@ class LLC:
         if self.sets == 0 or n == 0:
             empty = np.zeros(0, np.int64)
             return (empty, empty), empty
+        self.allocated = True
         s, tag = lines % self.sets, lines // self.sets
         sets_out, ways_out = np.empty(n, np.int64), np.empty(n, np.int64)
         evicted = []
