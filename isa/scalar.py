@@ -430,6 +430,13 @@ class FsqrtS(Instr):
     fs1: FReg
 
 
+@instruction("fneg.s", "scalar")
+class FnegS(Instr):
+    """fd = fs1 with its sign bit flipped (pseudo for fsgnjn.s fd, fs1, fs1): -0.0 for 0.0, unlike 0 - fs1."""
+    fd: FReg
+    fs1: FReg
+
+
 @instruction("fmv.s", "scalar")
 class FmvS(Instr):
     """fd = fs1."""
@@ -555,6 +562,13 @@ class FminD(FRType):
 @instruction("fmax.d", "scalar")
 class FmaxD(FRType):
     """fd = max(fs1, fs2) in f64 (a nan operand yields the other)."""
+
+
+@instruction("fneg.d", "scalar")
+class FnegD(Instr):
+    """fd = fs1 with its sign bit flipped, in f64 (pseudo for fsgnjn.d fd, fs1, fs1)."""
+    fd: FReg
+    fs1: FReg
 
 
 @instruction("fsqrt.d", "scalar")

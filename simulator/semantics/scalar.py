@@ -212,6 +212,11 @@ def fsqrt(core, ins):
     core.f[ins.fd] = f32(math.sqrt(a)) if a >= 0 else math.nan
 
 
+@semantics(riscv.FnegS, riscv.FnegD)
+def fneg(core, ins):
+    core.f[ins.fd] = -core.f[ins.fs1]          # flips the sign bit: 0.0 -> -0.0, as Triton's arith.negf
+
+
 @semantics(riscv.FmvS)
 def fmv(core, ins):
     core.f[ins.fd] = core.f[ins.fs1]

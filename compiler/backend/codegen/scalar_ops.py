@@ -23,7 +23,8 @@ _WRAPS = {Op.ADDI, Op.SUBI, Op.MULI, Op.SHLI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.R
 _FF = {Op.ADDF: riscv.FaddS, Op.SUBF: riscv.FsubS, Op.MULF: riscv.FmulS, Op.DIVF: riscv.FdivS,
        Op.PRECISE_DIVF: riscv.FdivS, Op.MAXNUMF: riscv.FmaxS, Op.MINNUMF: riscv.FminS}
 _DOUBLE = {riscv.FaddS: riscv.FaddD, riscv.FsubS: riscv.FsubD, riscv.FmulS: riscv.FmulD, riscv.FdivS: riscv.FdivD,
-           riscv.FmaxS: riscv.FmaxD, riscv.FminS: riscv.FminD, riscv.FsqrtS: riscv.FsqrtD, riscv.FeqS: riscv.FeqD,
+           riscv.FmaxS: riscv.FmaxD, riscv.FminS: riscv.FminD, riscv.FsqrtS: riscv.FsqrtD, riscv.FnegS: riscv.FnegD,
+           riscv.FeqS: riscv.FeqD,
            riscv.FltS: riscv.FltD, riscv.FleS: riscv.FleD, riscv.FcvtSL: riscv.FcvtDL, riscv.FcvtLS: riscv.FcvtLD,
            riscv.FcvtSLU: riscv.FcvtDLU, riscv.FcvtLUS: riscv.FcvtLUD, riscv.Fli: riscv.FliD}
 
@@ -159,11 +160,8 @@ def lower(g, op) -> bool:
         a, b = op.operands
         e.emit(fop(_FF[name], op.result.type), fd=g.def_reg(op.result), fs1=g.reg(a), fs2=g.reg(b))
         return True
-    if name == Op.NEGF:
-        t = op.result.type
-        z = e.vreg("f")
-        e.emit(fop(riscv.Fli, t), fd=z, imm=0.0)
-        e.emit(fop(riscv.FsubS, t), fd=g.def_reg(op.result), fs1=z, fs2=g.reg(op.x))
+    if name == Op.NEGF:         # a sign flip, not 0 - x (which gives +0.0 for 0.0)
+        e.emit(fop(riscv.FnegS, op.result.type), fd=g.def_reg(op.result), fs1=g.reg(op.x))
         return True
     if name in (Op.SQRT, Op.PRECISE_SQRT):
         e.emit(fop(riscv.FsqrtS, op.result.type), fd=g.def_reg(op.result), fs1=g.reg(op.x))
