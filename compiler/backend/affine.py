@@ -9,15 +9,20 @@ with `base` and `strides` Polys. Pointer blocks carry the scalar pointer they ar
 `root`. One dimension may step by a `Remap` f(i) instead of i: the wrapped rows of GPU kernels,
 `(start + arange(B)) % M`, and clamped ones, `tl.where(start + arange(B) < M, start + arange(B), c)`
 or `tl.minimum(start + arange(B), c)`; a DMA box walks such a dimension in at most two runs (more
-only when B exceeds M). `analyze(value)` derives the form by walking the value's definition (splat,
-make_range, broadcast, expand_dims, trans, addptr, addi, subi, muli by a uniform, shli by a
-constant, integer casts, remsi and select/minsi of a range); it returns None when the block is not
-of this form, and the caller falls back to a gather. Hints (`tl.multiple_of`, `tl.max_contiguous`)
+only when B exceeds M). A range divided by a constant, `(start + arange(B)) // C`, is uniform when the
+block provably stays inside one period of C (Inductor's flattened indexing, `x1 = xindex // C`, with
+a block that divides C): its value is a `Quotient`, start // C, which the lowering computes. So is
+`% C` or `// C` of such a uniform block (`(yindex // 256) % 4`).
+`analyze(value)` derives the form by walking the value's definition (splat, make_range, broadcast,
+expand_dims, trans, addptr, addi, subi, muli by a uniform, shli by a constant, integer casts, remsi,
+divsi and select/minsi of a range); it returns None when the block is not of this form, and the
+caller falls back to a gather. Hints (`tl.multiple_of`, `tl.max_contiguous`)
 are attributes of the op they annotate and change nothing here.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from math import gcd
 
 from ..ir import Op
 from ..ir.core import Value
@@ -94,6 +99,27 @@ class Poly:
 
 
 ZERO = Poly()
+
+
+@dataclass(frozen=True)
+class Quotient:
+    """`start // divisor` (or `start % divisor`, `remainder`) for a `start` that is provably >= 0: a
+    scalar that no IR value holds yet. It stands in a Poly's monomials like a Value, and is >= 0 itself;
+    `lower_memory.materialize` computes it (one divsi or remsi)."""
+    start: Poly
+    divisor: int
+    remainder: bool = False
+    owner = None                       # no op defines it (what a Value's owner would say)
+
+    @property
+    def serial(self) -> float:
+        """Orders it among a monomial's Values: after every value of its start, apart per divisor."""
+        top = max((v.serial for mono, _ in self.start.terms for v in mono), default=-1)
+        return top + (self.divisor + 0.5 * self.remainder) / (self.divisor + 1)
+
+    @property
+    def name_hint(self) -> str:
+        return f"(({self.start}) {'%' if self.remainder else '//'} {self.divisor})"
 
 
 @dataclass(frozen=True)
@@ -273,9 +299,12 @@ def _analyze(v: Value, memo) -> Affine | None:
                 return None                  # a product of two varying blocks is not affine
             k, a = a.base, b
         return Affine(shape, a.base * k, tuple(s * k for s in a.strides), None, a.remap)
+    if name == Op.DIVSI:                     # (start + i) // C inside one period of C
+        a, b = (analyze(x, memo) for x in op.operands)
+        return _quotient(shape, a, b)
     if name == Op.REMSI:                     # (start + i) % bound
         a, b = (analyze(x, memo) for x in op.operands)
-        return _remapped(shape, a, b, "wrap")
+        return _uniform_remainder(shape, a, b) or _remapped(shape, a, b, "wrap")
     if name == Op.MINSI:                     # min(start + i, c): clamped at c
         a, b = (analyze(x, memo) for x in op.operands)
         if a is not None and a.uniform:
@@ -314,3 +343,94 @@ def _clamp(op, shape, memo) -> Affine | None:
         return None
     bound = rhs if pred == "slt" else replace(rhs, base=rhs.base + Poly.const(1))
     return _remapped(shape, xa, bound, "clamp", fa.base)
+
+
+def _nonneg_divisor(v: Value) -> int:
+    """A divisor of the scalar v when v >= 0 is provable (program ids, non-negative constants, their
+    sums and products, integer widenings); 0 when it is not."""
+    if isinstance(v, Quotient):
+        return 1
+    op = v.owner
+    if not hasattr(op, "name"):
+        return 0                               # an argument: its sign is unknown
+    name = op.name
+    if name == Op.CONSTANT:
+        c = op.attrs.get("value")
+        if not isinstance(c, int) or isinstance(c, bool) or c < 0:
+            return 0
+        return c or 1 << 30
+    if name == Op.GET_PROGRAM_ID:
+        return 1
+    if name in (Op.EXTSI, Op.EXTUI):
+        return _nonneg_divisor(op.x)
+    if name in (Op.MULI, Op.ADDI):
+        a, b = (_nonneg_divisor(x) for x in op.operands)
+        if not a or not b:
+            return 0
+        return min(a * b, 1 << 30) if name == Op.MULI else gcd(a, b)
+    return 0
+
+
+def _inside_one_period(start: Poly, block: int, period: int) -> bool:
+    """Whether start, start + 1, ..., start + block - 1 provably have one quotient by `period`: start >= 0,
+    and start's remainder by g = gcd(period, what divides start's variable terms) leaves room for the
+    block before the next multiple of g (so before the next multiple of period)."""
+    g = period
+    const = 0
+    for mono, c in start.terms:
+        if not mono:
+            const = c
+            continue
+        d = c
+        for v in mono:
+            d *= _nonneg_divisor(v)
+        if d <= 0:
+            return False
+        g = gcd(g, d)
+    return const >= 0 and const % g + block <= g
+
+
+def _divisor_const(divisor: Affine | None) -> int | None:
+    """The divisor block's value when it is one positive constant."""
+    if divisor is None or not divisor.uniform or divisor.root is not None or not divisor.base.is_const \
+            or divisor.base.value <= 0:
+        return None
+    return divisor.base.value
+
+
+def _scalar_start(a: Affine | None) -> Poly | None:
+    """The value of a uniform integer block that is provably >= 0, else None."""
+    if a is None or not a.uniform or a.root is not None or a.remap is not None or \
+            not _inside_one_period(a.base, 1, 1 << 30):
+        return None
+    return a.base
+
+
+def _quotient(shape, a: Affine | None, divisor: Affine | None) -> Affine | None:
+    """(start + i_d) // C as a uniform block (C a positive constant), when the block stays inside one
+    period of C, or start // C of a uniform start >= 0; None otherwise."""
+    c = _divisor_const(divisor)
+    if c is None or a is None:
+        return None
+    zeros = tuple(ZERO for _ in shape)
+    start = _scalar_start(a)
+    if start is None:
+        d = a.range_dim()
+        if d is None or not _inside_one_period(a.base, shape[d], c):
+            return None
+        start = a.base
+    if start.is_const:
+        return Affine(shape, Poly.const(start.value // c), zeros)
+    return Affine(shape, Poly.var(Quotient(start, c)), zeros)
+
+
+def _uniform_remainder(shape, a: Affine | None, divisor: Affine | None) -> Affine | None:
+    """start % C of a uniform block whose start is >= 0 (C a positive constant); None otherwise."""
+    c = _divisor_const(divisor)
+    start = _scalar_start(a)
+    if c is None or start is None:
+        return None
+    zeros = tuple(ZERO for _ in shape)
+    if start.is_const:
+        return Affine(shape, Poly.const(start.value % c), zeros)
+    return Affine(shape, Poly.var(Quotient(start, c, remainder=True)), zeros)

@@ -1,4 +1,4 @@
-"""Block sizes for Inductor's kernels on MTIA: what `XBLOCK`, `YBLOCK`, `R0_BLOCK` a launch gets.
+"""Block sizes for Inductor's kernels on MTIA: what `XBLOCK`, `YBLOCK`, `ZBLOCK`, `R0_BLOCK` a launch gets.
 
 A GPU config packs a block for one streaming multiprocessor's warps; on MTIA a program runs on one
 PE and its tiles live in that PE's local store. We aim for at least one program per PE (64 on the
@@ -30,7 +30,7 @@ def tile_elements(local_store_bytes: int, buffers: int) -> int:
 
 def choose(names: list, numels: dict, persistent_r: int | None, pes: int, local_store_bytes: int,
            buffers: int) -> dict:
-    """Block sizes for the constexpr block parameters `names` ("XBLOCK", "YBLOCK", "R0_BLOCK", ...).
+    """Block sizes for the constexpr block parameters `names` ("XBLOCK", "YBLOCK", "ZBLOCK", "R0_BLOCK", ...).
 
     numels: {"x": xnumel, "y": ..., "r0_": ...}; persistent_r: a persistent reduction's fixed
     R0_BLOCK (its whole row is one tile); buffers: tiles the kernel keeps (its loads and stores)."""
@@ -45,12 +45,16 @@ def choose(names: list, numels: dict, persistent_r: int | None, pes: int, local_
     x = numels.get("x", 1)
     y = numels.get("y", 1)
     if "YBLOCK" in names:
-        # a 2-D tile (transposes, broadcasts over two axes): square-ish, the x side contiguous
+        # a 2-D or 3-D tile (transposes, broadcasts over two axes): the x side contiguous, then y, and
+        # z (the outer axis of a 3-D tile) gets what is left of the elements per program
+        cap = min(budget, MAX_POINTWISE)
         xb = min(pow2_ceil(x), 64)
-        yb = min(pow2_ceil(y), max(1, min(budget, MAX_POINTWISE) // xb))
+        yb = min(pow2_ceil(y), max(1, cap // xb))
         out["YBLOCK"] = yb
         if "XBLOCK" in names:
             out["XBLOCK"] = xb
+        if "ZBLOCK" in names:
+            out["ZBLOCK"] = min(pow2_ceil(numels.get("z", 1)), max(1, cap // (xb * yb)))
         return out
     if "XBLOCK" in names:
         per_pe = pow2_ceil(-(-x // pes))

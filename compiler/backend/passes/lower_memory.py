@@ -20,7 +20,7 @@ from ...ir import Builder, Op
 from ...ir.core import Operation, Value
 from ...ir.types import BlockType, i1, i32, i64, u64
 from .. import dialect as mtia
-from ..affine import Affine, Poly, analyze
+from ..affine import Affine, Poly, Quotient, analyze
 from ..masks import BoxMask, analyze_mask
 from .util import constant_value, erase_dead, error_at
 
@@ -66,11 +66,15 @@ def _i64(b: Builder, v: Value) -> Value:
 def _monomial(b: Builder, mono, c: int) -> Value:
     term = None
     for v in mono:
-        x = _i64(b, v)
+        x = _quotient(b, v) if isinstance(v, Quotient) else _i64(b, v)
         term = x if term is None else b.create1(Op.MULI, [term, x], i64)
     if c != 1:
         term = b.create1(Op.MULI, [term, b.constant(c, i64)], i64)
     return term
+
+
+def _quotient(b: Builder, q: Quotient) -> Value:
+    return b.create1(Op.REMSI if q.remainder else Op.DIVSI, [materialize(b, q.start), b.constant(q.divisor, i64)], i64)
 
 
 def materialize(b: Builder, p: Poly) -> Value:
