@@ -23,8 +23,12 @@ from compiler.runtime.jit import LAUNCH_OBSERVERS
 from simulator import get_config
 
 TARGET = 0.80
-# realistic sizes: 8192 rows (tokens for the decoder: 32 sequences of 256)
-SIZES = {"mlp": dict(rows=8192), "decoder": dict(rows=32, seq=256), "dlrm": dict(rows=8192)}
+# realistic sizes: 8192 rows (tokens for the decoder: 32 sequences of 256). The DLRM's embeddings are
+# 128 wide, as in MLPerf's DLRM (Criteo 1TB), with 8 indices per bag (DLRM-v2's multi-hot Criteo pools
+# 1 to 100 per feature) from tables of 100k, 50k and 20k rows (Criteo's run from tens to millions: these
+# are far past the LLC, so the bags' rows come from DRAM)
+SIZES = {"mlp": dict(rows=8192), "decoder": dict(rows=32, seq=256),
+         "dlrm": dict(rows=8192, dim=128, per_bag=8, tables=(100_000, 50_000, 20_000))}
 BOXES = ("dma.in", "dma.out", "dma.rows")
 ELEMENTWISE = ("dma.gather", "dma.scatter", "dma.atomic")
 

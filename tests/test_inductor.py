@@ -35,6 +35,39 @@ def test_model_matches_eager_with_every_op_simulated(name):
     print(f"{name}: simulated in {report.wall_seconds:.1f} s")
 
 
+class _Bags(torch.nn.Module):
+    """Every form of bag: offsets with bags of different sizes (one empty) in sum and max mode with a
+    padding index, and fixed-size bags ([bags, L] indices) in mean mode and weighted sum mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.sum = torch.nn.EmbeddingBag(50, 8, mode="sum")
+        self.max = torch.nn.EmbeddingBag(30, 8, mode="max", padding_idx=0)
+        self.mean = torch.nn.EmbeddingBag(40, 8, mode="mean")
+
+    def forward(self, flat, offsets, fixed, weights):
+        return torch.cat([self.sum(flat, offsets), self.max(flat % 30, offsets),
+                          self.mean(fixed), self.sum(fixed, per_sample_weights=weights)], 1)
+
+
+def test_embedding_bags_of_every_form_match_eager():
+    g = torch.Generator().manual_seed(5)
+    torch.manual_seed(5)
+    model = _Bags().eval()
+    flat = torch.randint(0, 50, (15,), generator=g)
+    offsets = torch.tensor([0, 3, 3, 7, 12])
+    fixed = torch.randint(0, 40, (5, 4), generator=g)
+    weights = torch.rand(5, 4, generator=g)
+    out, report = ci.simulate(model, flat, offsets, fixed, weights)
+    with torch.no_grad():
+        torch.testing.assert_close(out, model(flat, offsets, fixed, weights), rtol=1e-5, atol=1e-6)
+    assert not [op for op in report.not_simulated if "embedding" in op], report.table()
+    # fixed-size bags are sums of gathered rows (aten.embedding); only the bags cut by offsets search
+    # their bag (one search for both: the same offsets)
+    assert any("aten.embedding" in k.aten_ops for k in report.kernels), report.table()
+    assert sum("aten.searchsorted" in k.aten_ops for k in report.kernels) == 1, report.table()
+
+
 def test_a_convolution_with_bias_runs_as_a_template_and_keeps_its_bias():
     # Inductor's Triton convolution templates take no bias; on a CPU tensor its lowering keeps the bias
     # in the convolution (for the host's mkldnn), so a template would drop it unless it is added apart

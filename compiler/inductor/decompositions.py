@@ -51,8 +51,23 @@ def convolution_bias_apart(x, weight, bias, stride, padding, dilation, transpose
     return out + bias.view(-1, *[1] * (out.dim() - 2))
 
 
+def _addmm_of_one_bias(inductor_addmm):
+    """aten.addmm whose bias is one element (a Linear with one output feature) as mm + bias: the bias
+    then fuses into the mm template's epilogue. Inductor's addmm lowering would write the element into
+    every row of the output first, its own kernel (32 KB for 8192 rows, a launch for nothing)."""
+    def addmm(self, mat1, mat2, *args, beta=1, alpha=1, **kwargs):
+        if self.numel() != 1 or args or kwargs:
+            return inductor_addmm(self, mat1, mat2, *args, beta=beta, alpha=alpha, **kwargs) \
+                if inductor_addmm is not None else NotImplemented
+        out = aten.mm(mat1, mat2)
+        out = out if alpha == 1 else out * alpha
+        return out + (self if beta == 1 else self * beta)
+    return addmm
+
+
 def decomposition_table() -> dict:
     table = dict(select_decomp_table())
+    table[aten.addmm.default] = _addmm_of_one_bias(table.get(aten.addmm.default))
     table.update(get_decompositions(_FROM_TORCH))
     table[aten._embedding_bag.default] = embedding_bag
     table[aten._embedding_bag_forward_only.default] = embedding_bag

@@ -47,8 +47,10 @@ class DLRM(nn.Module):
         self.register_buffer("li", li, persistent=False)
         self.register_buffer("lj", lj, persistent=False)
 
-    def forward(self, dense, indices, offsets):
+    def forward(self, dense, indices, offsets=None):
+        """indices: per table, [rows, per_bag] (bags of one size) or a flat list cut into bags by offsets."""
         x = self.bottom(dense)
+        offsets = offsets or [None] * len(self.emb)
         feats = torch.stack([x] + [e(i, o) for e, i, o in zip(self.emb, indices, offsets)], 1)
         z = torch.bmm(feats, feats.transpose(1, 2))                   # pairwise dot interaction
         return torch.sigmoid(self.top(torch.cat([x, z[:, self.li, self.lj]], 1)))
@@ -66,13 +68,13 @@ def make_decoder(rows=2, seq=16, seed=0):
     return DecoderBlock().eval(), (torch.randn(rows, seq, 64, generator=g),)
 
 
-def make_dlrm(rows=8, per_bag=3, seed=0):
+def make_dlrm(rows=8, per_bag=3, dim=16, tables=(100, 80, 60), seed=0):
+    """Bags of `per_bag` indices each, one [rows, per_bag] index tensor per table (DLRM's fixed pooling)."""
     g = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
-    model = DLRM().eval()
-    indices = [torch.randint(0, n, (rows * per_bag,), generator=g) for n in model.tables]
-    offsets = [torch.arange(0, rows * per_bag, per_bag) for _ in model.tables]
-    return model, (torch.randn(rows, 16, generator=g), indices, offsets)
+    model = DLRM(tables=tuple(tables), dim=dim).eval()
+    indices = [torch.randint(0, n, (rows, per_bag), generator=g) for n in model.tables]
+    return model, (torch.randn(rows, 16, generator=g), indices)
 
 
 MODELS = {"mlp": make_mlp, "decoder": make_decoder, "dlrm": make_dlrm}
