@@ -4,7 +4,8 @@
     pip install -e '.[inductor]' && python benchmarks/inductor_kernels.py [mlp|decoder|dlrm ...] [--rows N]
 
 Prints a row per kernel launch: its kind, block sizes, grid, the DRAM bytes it moved, its cycles,
-its fraction of the roofline at its arithmetic intensity, what bounds it, and the DMA instructions
+its roofline floor in cycles (the time its DRAM bytes, SRAM bytes or operations take at full rate,
+whichever is longest: the `bound` column names it), its fraction of that floor, and the DMA instructions
 of its program (boxes: dma.in/out/rows; element-wise: dma.gather/scatter/atomic), so a kernel that
 falls short shows whether its accesses became boxes. The last line per model counts the point-wise
 and reduction kernels at 80% or more of their roofline, and those too small for it: a kernel whose
@@ -25,8 +26,8 @@ from simulator import get_config
 TARGET = 0.80
 # realistic sizes: 8192 rows (tokens for the decoder: 32 sequences of 256). The DLRM's embeddings are
 # 128 wide, as in MLPerf's DLRM (Criteo 1TB), with 8 indices per bag (DLRM-v2's multi-hot Criteo pools
-# 1 to 100 per feature) from tables of 100k, 50k and 20k rows (Criteo's run from tens to millions: these
-# are far past the LLC, so the bags' rows come from DRAM)
+# 1 to 100 per feature) from tables of 100k, 50k and 20k rows (51, 26 and 10 MB; Criteo's run from tens
+# to millions of rows): their rows come from DRAM when a bag first reads them
 SIZES = {"mlp": dict(rows=8192), "decoder": dict(rows=32, seq=256),
          "dlrm": dict(rows=8192, dim=128, per_bag=8, tables=(100_000, 50_000, 20_000))}
 BOXES = ("dma.in", "dma.out", "dma.rows")
@@ -55,11 +56,12 @@ def run_model(name: str, sizes: dict) -> None:
         error = (out - model(*inputs)).abs().max().item()
     print(f"\n{name} {sizes}: {report.cycles:,} cycles = {report.seconds * 1e6:.1f} us, {len(report.kernels)} kernels, "
           f"coverage {report.coverage:.1%}, max |out - eager| {error:.2g}, host {report.wall_seconds:.0f} s")
-    head = (f"{'kernel':<52} {'kind':<20} {'blocks':<22} {'grid':>6} {'DRAM MB':>8} {'cycles':>9} {'roofline':>8} "
-            f"{'bound':<7} box/elem")
+    head = (f"{'kernel':<52} {'kind':<20} {'blocks':<22} {'grid':>6} {'DRAM MB':>8} {'cycles':>9} {'floor':>9} "
+            f"{'roofline':>8} {'bound':<7} box/elem")
     print(head)
     print("-" * len(head))
-    launch_s = get_config().launch.overhead_ns * 1e-9
+    cfg = get_config()
+    launch_s = cfg.launch.overhead_ns * 1e-9
     checked = passed = small = 0
     for k in report.kernels:
         rep = k.report
@@ -76,7 +78,8 @@ def run_model(name: str, sizes: dict) -> None:
             small += best < TARGET
             if k.roofline_fraction < TARGET:
                 mark = f"  < 80%: launch-bound (at best {best:.0%})" if best < TARGET else "  < 80%"
-        print(f"{k.name[:52]:<52} {k.kind:<20} {blocks[:22]:<22} {grid:>6} {dram:>8.2f} {k.cycles:>9,} "
+        floor = round(rep.roofline.floor_seconds * cfg.clock_ghz * 1e9)
+        print(f"{k.name[:52]:<52} {k.kind:<20} {blocks[:22]:<22} {grid:>6} {dram:>8.2f} {k.cycles:>9,} {floor:>9,} "
               f"{k.roofline_fraction:>7.1%}  {k.bound:<7} {mix}{mark}")
     print(f"{name}: {passed}/{checked} point-wise and reduction kernels at >= {TARGET:.0%} of their roofline; "
           f"{small} of them launch-bound (their roofline floor is under {TARGET / (1 - TARGET):.0f}x the "
