@@ -12,12 +12,19 @@ from typing import ClassVar
 from ...ir import Op
 from ...ir.core import Operation
 from ...ir.ops import OP_DEFS
+from .. import dialect as mtia
 
 LOOPS = (Op.FOR, Op.WHILE)
 # Blocks of one value this small are hoisted too: the one-element offset, compare and value tiles the
 # memory lowering makes for a scalar atomic (a spin lock's tl.atomic_cas) are filled once instead of
 # by three SE commands every iteration. Larger fills stay: a hoisted tile holds local store all loop.
 SMALL_FILL_BYTES = 64
+# A load is pure (it changes nothing) but reads memory: it may leave a loop only when nothing in the
+# loop writes memory (a store, an atomic, a descriptor store, a DMA out), or it would read the value
+# from before the loop's first write (Triton's test_nested_while: a counter in memory read once).
+MEMORY_READS = (Op.LOAD, Op.DESCRIPTOR_LOAD)
+MEMORY_WRITES = (Op.STORE, Op.ATOMIC_RMW, Op.ATOMIC_CAS, Op.DESCRIPTOR_STORE,
+                 mtia.STORE_BOX, mtia.SCATTER, mtia.ATOMIC, mtia.CAS)
 
 
 def _defined_inside(v, loop: Operation) -> bool:
@@ -28,6 +35,11 @@ def _defined_inside(v, loop: Operation) -> bool:
             return True
         op = op.parent_op
     return False
+
+
+def _writes_memory(loop: Operation) -> bool:
+    """Whether an op in the loop may write memory (an op this pass does not know counts as a write)."""
+    return any(op.name in MEMORY_WRITES or op.name not in OP_DEFS for op in loop.walk())
 
 
 def _small_fill(op: Operation) -> bool:
@@ -41,6 +53,7 @@ class HoistLoopInvariants:
 
     def run(self, module) -> None:
         for loop in [o for o in module.walk(post_order=True) if o.name in LOOPS]:
+            loads_stay = _writes_memory(loop)
             moved = True
             while moved:
                 moved = False
@@ -48,6 +61,8 @@ class HoistLoopInvariants:
                     for op in list(region.block.ops):
                         d = OP_DEFS.get(op.name)
                         if d is None or not d.pure or op.regions or d.terminator or not op.results:
+                            continue
+                        if loads_stay and op.name in MEMORY_READS:
                             continue
                         if any(r.type.is_block() for r in op.results) and not _small_fill(op):
                             continue
