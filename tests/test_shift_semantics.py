@@ -42,3 +42,24 @@ def test_right_shift_follows_the_left_operands_signedness(executor, x_dtype, y_d
     z = np.full(64, 0x5A, _promoted(xd, yd))
     launch(shift_right, (1,), x, y, z, 64, executor=executor)
     np.testing.assert_array_equal(z, expected)
+
+
+@triton.jit
+def shift_right_by_scalar(X, Y, Z, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(Z + offs, tl.load(X + offs) >> tl.load(Y))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("x_dtype, y_dtype", [("int16", "uint16"), ("int8", "uint32")])
+def test_right_shift_of_a_signed_block_by_an_unsigned_scalar(executor, x_dtype, y_dtype):
+    """The scalar shift amount is broadcast after its cast to the signed type (MTIA refused the
+    bitcast of a broadcast scalar with an internal error: Triton's test_shift_op with a scalar y)."""
+    xd, yd = np.dtype(x_dtype), np.dtype(y_dtype)
+    bits = 8 * max(xd.itemsize, yd.itemsize)
+    x = np.arange(-64, 64).astype(xd)
+    y = np.array([3], yd)
+    wide = np.dtype(f"int{bits}")
+    z = np.full(128, 0x5A, _promoted(xd, yd))
+    launch(shift_right_by_scalar, (1,), x, y, z, 128, executor=executor)
+    np.testing.assert_array_equal(z, (x.astype(wide) >> 3).view(_promoted(xd, yd)))

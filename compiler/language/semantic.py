@@ -313,13 +313,15 @@ class Semantic:
         # shifts arithmetically, keeping the sign bit of the value widened from int8
         own = a if isinstance(a, tensor) else b
         arithmetic = own.type.scalar.is_int_signed() if isinstance(own, tensor) else True
-        a, b = self._bitwise(a, b)
-        t = a.type.scalar
+        pa, pb = self._bitwise(a, b)
+        t = pa.type.scalar
         if arithmetic and not t.is_int_signed():
+            # the operands cast to the signed type of the promoted width before they are broadcast
+            # (a broadcast scalar is not bitcast afterwards: MTIA keeps it a scalar, not a tile)
             signed = T.SCALARS[f"i{t.int_bitwidth}"]
-            r = self._op(Op.SHRSI, [self.bitcast(a, signed), self.bitcast(b, signed)], signed.with_shape(_shape(a)))
-            return self.bitcast(r, t)
-        return self._op(Op.SHRSI if t.is_int_signed() else Op.SHRUI, [a, b], a.type)
+            sa, sb = self._bitwise(*(self.cast(self.to_tensor(v), signed) for v in (a, b)))
+            return self.bitcast(self._op(Op.SHRSI, [sa, sb], sa.type), t)
+        return self._op(Op.SHRSI if t.is_int_signed() else Op.SHRUI, [pa, pb], pa.type)
 
     def _to_bool(self, x) -> tensor:
         x = self.to_tensor(x)
