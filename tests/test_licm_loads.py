@@ -73,3 +73,46 @@ def test_licm_keeps_the_load_in_a_writing_loop_and_hoists_it_from_a_reading_one(
 
     assert not scale_load_before_loop(writing)
     assert scale_load_before_loop(reading)
+
+
+@triton.jit
+def persistent_grouped_axpy(a_table, c_table, sizes_ptr, groups, alpha, NPROG: tl.constexpr, BLOCK: tl.constexpr):
+    """The grouped-GEMM tutorial's loop nest: programs walk the tiles of every group, the group's arrays
+    reached through address tables loaded inside the while loop (which also stores)."""
+    tile = tl.program_id(0)
+    last = 0
+    for g in range(groups):
+        n = tl.load(sizes_ptr + g)
+        num_tiles = tl.cdiv(n, BLOCK)
+        while tile >= last and tile < last + num_tiles:
+            a = tl.load(a_table + g).to(tl.pointer_type(tl.float32))
+            c = tl.load(c_table + g).to(tl.pointer_type(tl.float32))
+            ld = tl.load(sizes_ptr + g)                       # the tutorial's leading dimensions
+            offs = (tile - last) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            acc = tl.zeros((BLOCK,), tl.float32)
+            a_ptrs = a + offs
+            for k in range(0, tl.cdiv(ld, n), 1):
+                acc += tl.load(a_ptrs, mask=m) * alpha
+                a_ptrs += 0 * ld
+            tl.store(c + offs, acc, mask=m)
+            tile += NPROG
+        last += num_tiles
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_persistent_loop_over_groups_writes_every_group(executor):
+    """The loop nest of tutorial 08, whose groups after the first were left unwritten on MTIA when the
+    while loop's scalar code was hoisted with its loads kept inside (main a86a7cc). This smaller kernel
+    does not trigger that bug (the tutorial itself does, and is checked by the tutorial harness); it
+    checks the pattern's values on both executors."""
+    from compiler.runtime import device_array
+    rng = np.random.default_rng(9)
+    sizes = [300, 64, 130, 17]
+    a = [device_array(rng.standard_normal(s).astype(np.float32)) for s in sizes]
+    c = [device_array(np.full(s, np.nan, np.float32)) for s in sizes]
+    tables = [np.array([x.data_ptr() for x in arrays], np.int64) for arrays in (a, c)]
+    launch(persistent_grouped_axpy, (3,), *tables, np.array(sizes, np.int32), len(sizes), 2.0, 3, 64,
+           executor=executor)
+    for ai, ci in zip(a, c):
+        np.testing.assert_array_equal(ci.to_host(), ai.to_host() * np.float32(2.0))
