@@ -63,3 +63,13 @@ def test_the_benchmark_row_reports_fraction_bound_and_each_switch_that_matters()
     assert row["cycles"] > 0 and 0 < row["fraction"] <= 1 and row["bound"] in ("compute", "dram", "sram")
     assert row["ablations"]["remap_boxes"] > 1.5, row        # gathers instead of wrapped boxes
     assert "matmul_tutorial" in format_table({"rows": [row], "comparisons": []}, "mtia-small")
+
+
+def test_a_row_with_switches_turned_off_together_reports_their_joint_ablation():
+    # The 256^3 row's path: both command forms off at once, and the per-K-step figures.
+    with use_config("mtia-small"):
+        row = measure(Case("matmul", (64, 64, 64), "peak", {"sram_resident": True}, "matmul 64^3",
+                           together=("auto_increment", "command_contexts")))
+    joint = row["ablations"]["auto_increment+command_contexts"]
+    assert joint >= 1.0 and row["core_off"]["auto_increment+command_contexts"] > row["core_cycles"], row
+    assert row["per_step"]["off"]["core"] > row["per_step"]["on"]["core"], row

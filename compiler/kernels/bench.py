@@ -140,7 +140,7 @@ def measure(case: Case, ablations: bool = True) -> dict:
                 row["core_off"][sw] = _core_cycles(off)
         if case.together:
             key = "+".join(case.together)
-            off, _ = _launch(case, np.random.default_rng(0), BackendOptions.of({sw: False for sw in case.together}))
+            off, _, _ = _launch(case, np.random.default_rng(0), BackendOptions.of({sw: False for sw in case.together}))
             row["ablations"][key] = off.cycles / rep.cycles
             row["core_off"][key] = _core_cycles(off)
             row["per_step"] = _per_k_step(case)
