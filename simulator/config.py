@@ -158,6 +158,8 @@ class Dma(_Model):
     setup_cycles: int = _f("descriptor processing per command (cycles)", ge=0)
     burst_bytes: int = _f("memory transaction size: contiguous runs are rounded up to it (bytes)", ge=1)
     align_bytes: int = _f("address alignment box transfers require (bytes)", ge=1)
+    loads_pass_waiting_stores: bool = _f("a store waiting for its data lets later loads of other bytes start "
+                                         "(off: transfers start in program order)")
 
 
 class Pe(_Model):

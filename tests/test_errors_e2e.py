@@ -378,7 +378,8 @@ def test_bad_overrides_name_the_key_and_change_nothing():
                                           r"\[.*allowed: int >= 1 and <= 1024\]"):
         load_config(cfg, {"dram.channels": 0})
     with pytest.raises(ConfigError, match=r"override 'pe\.dma\.gigabits': unknown key 'gigabits' \(known: "
-                                          r"align_bytes, burst_bytes, gbps, max_outstanding, setup_cycles\)"):
+                                          r"align_bytes, burst_bytes, gbps, loads_pass_waiting_stores, "
+                                          r"max_outstanding, setup_cycles\)"):
         load_config(cfg, {"pe.dma.gigabits": 1})
     with pytest.raises(ConfigError, match=r"override 'dram\.bandwidth_gbps\.peak': dram\.bandwidth_gbps is not a "
                                           r"section of the config"):

@@ -1,6 +1,10 @@
 """The DMA engine (fabric interface): starts transfers in order, keeps up to `max_outstanding` in
 flight, and books each one on the memory system (PE port, NoC, SRAM, LLC, DRAM channels).
 
+With `pe.dma.loads_pass_waiting_stores`, a store whose data is not written yet (a tile's epilogue
+still converting) waits aside instead of at the head of the queue: later loads of other bytes (the
+next program's first tiles) start meanwhile; everything else still waits for it, in program order.
+
 Reads of global memory happen when a transfer starts; writes land when it completes. A read that
 overlaps a write still in flight from this PE waits for it, so a kernel reads back what it stored.
 The local store has one port, shared with the engines: a load's bytes take it as they arrive, a
@@ -36,6 +40,7 @@ class DMA(Engine):
         self.c = c
         self.inflight = 0
         self.inflight_writes: list[tuple[int, int, object]] = []    # (lo, hi, done event)
+        self.held: list[tuple[int, int, object]] = []     # stores waiting for their data: (lo, hi, started)
         self.slot_free = Signal(self.env)       # fires when a transfer finishes (scheduled only if awaited)
         self.bytes = 0
         self.busy_since = 0.0
@@ -45,62 +50,105 @@ class DMA(Engine):
         return now - self.busy - (now - self.busy_since if self.inflight else 0.0)
 
     def run(self):
-        env, pe, mem = self.env, self.pe, self.pe.machine.memsys
-        queue = self.queue
-        cp_cycles = pe.cfg.pe.cp_cycles
+        env, queue = self.env, self.queue
         while True:
             # the waits of next_command, wait_deps and wait_resolved, entered only when they wait
             cmd = queue.take()
             if cmd is None:
                 cmd = yield from self.next_command()
             self.current = cmd
-            for ev, _ in cmd.deps:
-                if not ev.triggered:
-                    yield from self.wait_deps(cmd)
-                    break
-            if env.now < cmd.issued + cp_cycles:
-                yield from self.wait_resolved(cmd)
-            if type(cmd.ins) in HINTS:
-                if type(cmd.ins) is dma.DmaDiscard:          # the stores into a dead tensor land first
-                    lo = int(cmd.vals["base"])
-                    yield from self.wait_stores(lo, lo + int(cmd.vals["nbytes"]))
-                yield from self.hint(cmd, mem)
+            if self.held:
+                yield from self.wait_held(cmd)
+            if self.c.loads_pass_waiting_stores and type(cmd.ins) is dma.DmaOut and \
+                    any(not ev.triggered for ev, _ in cmd.deps):
+                self.hold(cmd)
+                self.current = None
+                yield env.wake(1)
                 continue
-            acc, write = self.access(cmd)
-            if acc is not None and not write:
-                yield from self.wait_stores(*acc.span())
-            while self.inflight >= self.c.max_outstanding:     # (waits with transfers in flight: no stall)
-                self.waiting = ("outstanding", self.inflight, None)
-                yield self.slot_free
-            self.waiting = None
-            start = env.now
-            if isinstance(cmd.ins, READS_AT_START):
-                pe.run_semantics(cmd)
-            bcast = cmd.vals.get("bcast", 0) if acc is not None else 0
-            if acc is None:
-                landed = env.wake(self.c.setup_cycles)
-            elif bcast > 1:
-                landed = mem.broadcast(start, pe.index, bcast, acc, cmd.where)
-            else:
-                landed = mem.transfer(start, pe.index, acc, write, isinstance(cmd.ins, ATOMICS))
-            if acc is not None and cmd.vals.get("prefetch"):
-                mem.prefetch(start, Access(acc.starts + int(cmd.vals["prefetch"]), acc.run_bytes))
-            # a store's bytes leave the local store now; a load's enter it as they land
-            ls_end = pe.ls_port.reserve(start, cmd.plan.ls_bytes) if write else None
-            cmd.start = start
-            if acc is not None:
-                self.bytes += acc.nbytes
-                if write:
-                    entry = (*acc.span(), cmd.done)
-                    self.inflight_writes.append(entry)
-            if self.inflight == 0:
-                self.busy_since = start
-            self.inflight += 1
-            self.commands += 1
-            self.current = None
-            landed.callbacks.append(lambda _, c=cmd, t=ls_end: self._land(c, t))
-            # the engine itself is busy only for descriptor issue; transfers overlap
-            yield env.wake(1)
+            yield from self.start(cmd)
+
+    def start(self, cmd):
+        """Wait for the command's data and a free transfer slot, then start it."""
+        env, pe, mem = self.env, self.pe, self.pe.machine.memsys
+        for ev, _ in cmd.deps:
+            if not ev.triggered:
+                yield from self.wait_deps(cmd)
+                break
+        if env.now < cmd.issued + pe.cfg.pe.cp_cycles:
+            yield from self.wait_resolved(cmd)
+        if type(cmd.ins) in HINTS:
+            if type(cmd.ins) is dma.DmaDiscard:          # the stores into a dead tensor land first
+                lo = int(cmd.vals["base"])
+                yield from self.wait_stores(lo, lo + int(cmd.vals["nbytes"]))
+            yield from self.hint(cmd, mem)
+            return
+        acc, write = self.access(cmd)
+        if acc is not None and not write:
+            yield from self.wait_stores(*acc.span())
+        while self.inflight >= self.c.max_outstanding:     # (waits with transfers in flight: no stall)
+            self.waiting = ("outstanding", self.inflight, None)
+            yield self.slot_free
+        self.waiting = None
+        start = env.now
+        if isinstance(cmd.ins, READS_AT_START):
+            pe.run_semantics(cmd)
+        bcast = cmd.vals.get("bcast", 0) if acc is not None else 0
+        if acc is None:
+            landed = env.wake(self.c.setup_cycles)
+        elif bcast > 1:
+            landed = mem.broadcast(start, pe.index, bcast, acc, cmd.where)
+        else:
+            landed = mem.transfer(start, pe.index, acc, write, isinstance(cmd.ins, ATOMICS))
+        if acc is not None and cmd.vals.get("prefetch"):
+            mem.prefetch(start, Access(acc.starts + int(cmd.vals["prefetch"]), acc.run_bytes))
+        # a store's bytes leave the local store now; a load's enter it as they land
+        ls_end = pe.ls_port.reserve(start, cmd.plan.ls_bytes) if write else None
+        cmd.start = start
+        if acc is not None:
+            self.bytes += acc.nbytes
+            if write:
+                entry = (*acc.span(), cmd.done)
+                self.inflight_writes.append(entry)
+        if self.inflight == 0:
+            self.busy_since = start
+        self.inflight += 1
+        self.commands += 1
+        self.current = None
+        landed.callbacks.append(lambda _, c=cmd, t=ls_end: self._land(c, t))
+        # the engine itself is busy only for descriptor issue; transfers overlap
+        yield env.wake(1)
+
+    def hold(self, cmd) -> None:
+        """Set aside a store whose data is not written yet (`pe.dma.loads_pass_waiting_stores`): it
+        starts once its data is there, and later loads of other bytes start meanwhile."""
+        acc, _ = self.access(cmd)
+        entry = (*(acc.span() if acc is not None else (0, 0)), self.env.event())
+        self.held.append(entry)
+        self.env.process(self._start_held(cmd, entry))
+
+    def _start_held(self, cmd, entry):
+        for ev, _ in cmd.deps:          # not an engine stall: the engine goes on with later loads
+            if not ev.triggered:
+                yield ev
+        yield from self.start(cmd)
+        self.held.remove(entry)
+        entry[2].succeed()
+
+    def wait_held(self, cmd):
+        """A load of bytes no held store writes passes the held stores; any other command waits
+        until they have started, so stores, hints and overlapping reads keep program order."""
+        t = self.idle_clock()
+        if type(cmd.ins) is dma.DmaIn:
+            acc, _ = self.access(cmd)
+            lo, hi = acc.span() if acc is not None else (0, 0)
+            waits = [ev for wlo, whi, ev in self.held if wlo < hi and lo < whi]
+        else:
+            waits = [ev for _, _, ev in self.held]
+        for ev in waits:
+            if not ev.triggered:
+                self.waiting = ("held store", cmd.ins.mnemonic, None)
+                yield ev
+        self.stall("held store", self.idle_clock() - t)
 
     def wait_stores(self, lo: int, hi: int):
         """Wait for this PE's in-flight stores to bytes [lo, hi)."""
