@@ -5,7 +5,7 @@ import pytest
 
 from compiler.backend.options import BackendOptions
 from compiler.kernels import library
-from compiler.kernels.bench import Case, format_table, measure
+from compiler.kernels.bench import Case, comparisons, format_table, main, measure
 from simulator import use_config
 
 from test_wrapped_offsets import _dmas, _wrapped_matmul_kernel
@@ -73,3 +73,28 @@ def test_a_row_with_switches_turned_off_together_reports_their_joint_ablation():
     joint = row["ablations"]["auto_increment+command_contexts"]
     assert joint >= 1.0 and row["core_off"]["auto_increment+command_contexts"] > row["core_cycles"], row
     assert row["per_step"]["off"]["core"] > row["per_step"]["on"]["core"], row
+    step = row["per_step"]["on"]
+    assert step["cycles"] > 0 and step["floors"]["compute"] > 0, step
+    line = [c for c in comparisons(False, [dict(row, kernel="matmul 256^3")]) if "per K step" in c][0]
+    assert f"the run {step['cycles']:.0f} cycles with the command forms" in line, line
+
+
+SMALL_GEMM = Case("matmul", (256, 256, 256), "peak", {"sram_resident": True}, "matmul 256^3")
+
+
+def test_a_core_that_outworks_the_floor_but_not_the_dpe_is_not_the_bound():
+    # Memory four times as fast: the 256^3 GEMM's compute floor (256 cycles of MACs) is under the
+    # control core's work, but the DPE (its MACs plus each command's fixed cost) works longer still.
+    with use_config("mtia-2i", {"pe.dma.gbps": 345.6, "sram.gbps": 10800, "noc.link_gbps": 691.2}):
+        row = measure(SMALL_GEMM, ablations=False)
+    assert row["floor_cycles"] < row["core_cycles"] < row["dpe_cycles"], row
+    assert row["bound"] == "compute", row
+
+
+def test_the_bound_is_issue_when_the_core_outworks_every_engine_and_the_floor(capsys):
+    # --set: a push that costs 100 cycles makes the control core the busiest unit of the run.
+    assert main(["--only", "matmul 256^3", "--no-ablations", "--set", "pe.scalar.issue_cycles=100"]) == 0
+    out = capsys.readouterr().out
+    assert "kernel benchmark on mtia-2i --set pe.scalar.issue_cycles=100" in out, out
+    row = [ln for ln in out.splitlines() if ln.strip().startswith("matmul 256^3") and "256x256x256" in ln][0]
+    assert row.split()[6] == "issue", row

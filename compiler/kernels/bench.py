@@ -6,6 +6,7 @@ program are run). Below the table, the comparisons the performance targets are s
 
     python -m compiler.kernels.bench            # the whole table (minutes)
     python -m compiler.kernels.bench --quick    # smaller shapes, for a first look
+    python -m compiler.kernels.bench --only 256^3 --set pe.scalar.issue_cycles=24   # a config value changed
     mtiasim bench --kernels                     # the same table from the CLI
 
 Every run is timing-only (`numerics=False`, the same cycles as with numerics). How fast the simulator
@@ -21,7 +22,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simulator.cli import config_from_args, set_arg
+from simulator.report import ENGINES
+
 from ..backend.options import BackendOptions
+
+# the engines whose busy time is work; the DMA's is the time with a transfer in flight, latency and all
+WORKING_ENGINES = tuple(e for e in ENGINES if e != "dma")
 
 
 @dataclass(frozen=True)
@@ -151,8 +158,10 @@ def measure(case: Case, ablations: bool = True) -> dict:
 
 
 def _per_k_step(case: Case) -> dict:
-    """A matmul case's control-core and DPE cycles per K step, with the `together` switches on and
-    off: what a run at twice the K adds, over the K steps it adds (the library's BLOCK_K is 32)."""
+    """A matmul case's cycles per K step, with the `together` switches on and off: the run's, the
+    busiest control core's and DPE's, and each roof's floor (`floors`), as what a run at twice the K
+    adds over the K steps it adds (the library's BLOCK_K is 32). The steady state, without the launch
+    and the pipeline's fill and drain, which do not grow with K."""
     m, n, k = case.shape
     out = {}
     for name, opts in (("on", None), ("off", BackendOptions.of({sw: False for sw in case.together}))):
@@ -160,7 +169,14 @@ def _per_k_step(case: Case) -> dict:
                 for kk in (k, 2 * k)]
         steps = k // 32
         out[name] = {u: (_busiest(reps[1], u) - _busiest(reps[0], u)) / steps for u in ("core", "dpe")}
+        out[name]["cycles"] = (reps[1].cycles - reps[0].cycles) / steps
+        out[name]["floors"] = {roof: (_floor_cycles(reps[1], roof) - _floor_cycles(reps[0], roof)) / steps
+                               for roof in reps[0].roofline.floors}
     return out
+
+
+def _floor_cycles(rep, roof: str) -> float:
+    return rep.roofline.floors[roof] * rep.cycles / rep.seconds if rep.seconds else 0.0
 
 
 def _busiest(rep, unit: str) -> float:
@@ -174,9 +190,12 @@ def _core_cycles(rep) -> float:
 
 
 def _bound(rep, core_cycles: float) -> str:
-    """The roofline's binding roof, or "issue" when the control core's own work takes longer."""
+    """The roofline's binding roof, or "issue" when the control core's own work takes longer than
+    the roofline's floor and than the busiest engine's work (which adds each command's fixed cost to
+    the floor's: a core that out-works the floor but not the DPE is not what binds)."""
     floor = rep.roofline.floor_seconds * rep.cycles / rep.seconds if rep.seconds else 0.0
-    return "issue" if core_cycles > floor else rep.roofline.bound
+    engines = max(_busiest(rep, e) for e in WORKING_ENGINES)
+    return "issue" if core_cycles > max(floor, engines) else rep.roofline.bound
 
 
 def _launch_seconds() -> float:
@@ -211,8 +230,11 @@ def comparisons(quick: bool, rows: list[dict]) -> list[str]:
                    f"roofline's floor ({small['roof']}) is {small['floor_cycles']:,.0f}")
         step = small.get("per_step")
         if step:
-            out.append(f"matmul 256^3, per K step: the control core {step['on']['core']:.0f} cycles with the command "
-                       f"forms, {step['off']['core']:.0f} without; the DPE {step['on']['dpe']:.0f}")
+            roof, floor = max(step["on"]["floors"].items(), key=lambda kv: kv[1])
+            out.append(f"matmul 256^3, per K step: the run {step['on']['cycles']:.0f} cycles with the command forms, "
+                       f"{step['off']['cycles']:.0f} without; the control core works {step['on']['core']:.0f} with "
+                       f"them, {step['off']['core']:.0f} without; the DPE {step['on']['dpe']:.0f}; the roofline's "
+                       f"floor ({roof}) {floor:.0f}")
     for r in rows:           # num_stages alternatives: cycles and fraction at each depth
         ratio = {int(k.split("=")[1]): v for k, v in r["ablations"].items() if k.startswith("num_stages=")}
         if ratio:
@@ -257,14 +279,15 @@ def main(argv=None) -> int:
     p.add_argument("--only", action="append", default=[], metavar="TEXT", help="rows whose name contains TEXT")
     p.add_argument("--no-ablations", action="store_true", help="skip the runs with a switch off")
     p.add_argument("--config", default=None, help="config name or path (default: the current one, MTIA 2i)")
+    set_arg(p)
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
     from simulator import get_config, use_config
     t = time.perf_counter()
-    with use_config(a.config or get_config().name):
+    with use_config(config_from_args(a.config or get_config().name, a.set)):
         res = run(a.quick, tuple(a.only), not a.no_ablations,
                   progress=None if a.json else (lambda n: print(f"  ... {n}", flush=True)))
-        name = get_config().name
+        name = get_config().name + "".join(f" --set {s}" for s in a.set)
     print(json.dumps(res, indent=2) if a.json else format_table(res, name))
     if not a.json:
         print(f"  ({time.perf_counter() - t:.0f} s in all)")
