@@ -17,7 +17,9 @@ yield). Here:
 - `run()` pops and processes events in one loop;
 - `wake(delay)` is a timeout as a slotted `Wake`, scheduled directly, and `call_later(delay, fn,
   arg)` an event whose only callback calls `fn(arg)`;
-- `process(generator)` runs a generator as a lighter `Process` than SimPy's (see there);
+- `process(generator)` runs a generator as a lighter `Process` than SimPy's (see there), whose
+  `sleep(delay)` is a `wake` that reuses one event per process (the engines' and cores' waits for
+  their own cycles, two or three per command);
 - `now` is a plain attribute that the loop sets with SimPy's `_now`, not a property call on each
   of the ~7 reads a command makes.
 """
@@ -68,14 +70,34 @@ class Process:
     for an engine or a core to end, so its end schedules nothing), it keeps no active process, and
     its callback is made once instead of at each yield. An exception in the generator ends the run
     at once, as itself (SimPy raises a copy when its failed process event is processed)."""
-    __slots__ = ("_generator", "_resume_cb")
+    __slots__ = ("env", "_generator", "_resume_cb", "_alarm", "_alarm_cbs")
 
     def __init__(self, env: "Environment", generator):
+        self.env = env
         self._generator = generator
         self._resume_cb = self._resume
+        self._alarm = Wake()                    # what `sleep` schedules
+        self._alarm.callbacks = None
+        self._alarm_cbs = (self._resume_cb,)
         start = Wake()
         start.callbacks = [self._resume_cb]
         env.schedule(start, URGENT)
+
+    def sleep(self, delay: float) -> Wake:
+        """For the process to `yield` at once: it resumes after `delay` cycles (>= 0), where it would
+        after yielding `env.wake(delay)`. A process waits for one event at a time, and its sleep event
+        is processed before it resumes, so every sleep reuses the same event (no objects to make)."""
+        alarm = self._alarm
+        if alarm.callbacks is not None:
+            raise RuntimeError("a process sleeps while its sleep is pending (sleep from another process?)")
+        alarm.callbacks = self._alarm_cbs        # (only this process waits: a shared tuple, no list)
+        env = self.env
+        t = env._now + delay
+        q = env._normal.get(t)
+        if q is None:
+            q = env._new_time(t)
+        q.append(alarm)
+        return alarm
 
     def _resume(self, event) -> None:
         gen = self._generator
@@ -86,7 +108,8 @@ class Process:
                 return
             callbacks = event.callbacks
             if callbacks is not None:
-                callbacks.append(self._resume_cb)
+                if event is not self._alarm:        # (a sleep's callbacks are already this process)
+                    callbacks.append(self._resume_cb)
                 return
 
 
@@ -102,25 +125,26 @@ class Environment(simpy.Environment):
         self._normal: dict = {}          # time -> deque of its NORMAL events (one per time in _times)
         self._other: dict = {}           # time -> heap of (priority, id, event) of its other events
         self._other_ids = count()        # scheduling order of those
+        self._free: list = []            # empty deques of times processed, for new times
 
-    def _push(self, event, t) -> None:
-        """Schedule a NORMAL event for time t."""
-        q = self._normal.get(t)
-        if q is None:
-            q = self._normal[t] = deque()
-            heappush(self._times, t)
-        q.append(event)
+    def _new_time(self, t) -> deque:
+        """Schedule time t, which has no events yet: its (empty) deque of NORMAL events (one that a
+        processed time left, when there is one: about one time in two is new)."""
+        free = self._free
+        q = self._normal[t] = free.pop() if free else deque()
+        heappush(self._times, t)
+        return q
 
     def schedule(self, event, priority=NORMAL, delay=0) -> None:
         t = self._now + delay
+        q = self._normal.get(t)
+        if q is None:                   # (an empty deque is a time being processed: not new)
+            q = self._new_time(t)
         if priority == NORMAL:
-            self._push(event, t)
+            q.append(event)
             return
         if priority > NORMAL:           # SimPy's other priorities (URGENT, -1) are all more urgent
             raise ValueError(f"priority {priority} is less urgent than NORMAL: not supported")
-        if t not in self._normal:       # every time with events has its deque (maybe empty) in the heap
-            self._normal[t] = deque()
-            heappush(self._times, t)
         heappush(self._other.setdefault(t, []), (priority, next(self._other_ids), event))
 
     def process(self, generator) -> Process:
@@ -130,7 +154,11 @@ class Environment(simpy.Environment):
         """A timeout of `delay` cycles (>= 0), scheduled as `env.timeout(delay)` would be."""
         ev = Wake()
         ev.callbacks = []
-        self._push(ev, self._now + delay)
+        t = self._now + delay
+        q = self._normal.get(t)
+        if q is None:
+            q = self._new_time(t)
+        q.append(ev)
         return ev
 
     def call_later(self, delay: float, fn, arg) -> None:
@@ -139,7 +167,11 @@ class Environment(simpy.Environment):
         ev.callbacks = _CALL
         ev.fn = fn
         ev.arg = arg
-        self._push(ev, self._now + delay)
+        t = self._now + delay
+        q = self._normal.get(t)
+        if q is None:
+            q = self._new_time(t)
+        q.append(ev)
 
     def nothing_else_now(self) -> bool:
         """Whether no other event is scheduled for the current time: an event scheduled now would
@@ -192,7 +224,7 @@ class Environment(simpy.Environment):
         which steps with `step()`)."""
         if until is not None:
             return super().run(until)
-        times, normals, others = self._times, self._normal, self._other
+        times, normals, others, free = self._times, self._normal, self._other, self._free
         while times:
             t = times[0]
             q = normals[t]
@@ -214,6 +246,7 @@ class Environment(simpy.Environment):
                     _check(event)
             heappop(times)
             del normals[t]
+            free.append(q)
         return None
 
 

@@ -129,7 +129,7 @@ class Machine:
             pe.setup(program, remote)
             pe.pids = pids
             if len(pids):
-                self.env.process(pe.core.run(pids, lambda pid: regs))
+                pe.core.start(pids, lambda pid: regs)
         self.progress = launch.progress(grid[0] * grid[1] * grid[2], program.name)
         # one BLAS thread: per-tile matmuls are small, and spare threads only fight parallel sweeps
         try:

@@ -22,7 +22,8 @@ from simulator.signal import Signal
 def _log_of(make_queue, seed: int, env_class=simpy.Environment, take: bool = False) -> list:
     """(time, who, item) of a producer putting 40 items into a bounded queue and a consumer taking
     them, each pausing at random; a third process ticks at the same moments to expose the order.
-    With `take`, the consumer takes a queued item without an event where the queue allows it."""
+    With `take`, the consumer takes a queued item as the engines do: without an event where the queue
+    allows it, else (an item queued) popping it, sleeping 0 cycles and making room."""
     rng = random.Random(seed)
     gaps_p = [rng.choice([0, 0, 1, 3]) for _ in range(40)]
     gaps_c = [rng.choice([0, 1, 2, 5]) for _ in range(40)]
@@ -42,7 +43,11 @@ def _log_of(make_queue, seed: int, env_class=simpy.Environment, take: bool = Fal
     def consumer():
         for g in gaps_c:
             item = q.take() if take else None
-            if item is None:
+            if item is None and take and q.items:
+                item = q.items.popleft()
+                yield consuming.sleep(0)
+                q.make_room()
+            elif item is None:
                 item = yield q.get()
             log.append((env.now, "got", item))
             if g:
@@ -54,7 +59,7 @@ def _log_of(make_queue, seed: int, env_class=simpy.Environment, take: bool = Fal
             log.append((env.now, "tick", None))
 
     env.process(producer())
-    env.process(consumer())
+    consuming = env.process(consumer())
     env.process(ticker())
     env.run()
     return log
@@ -86,15 +91,21 @@ def test_the_command_queue_serves_as_a_simpy_store_does():
 def _event_order(env, seed: int, until=None) -> list:
     """(time, who, step) each time one of a changing set of processes resumes: they sleep for
     random delays (0, whole and fractional, some equal), wait for and fire shared events, and start
-    new processes (whose start is an URGENT event) as they go. On our Environment half the sleeps
-    are `wake`s and some callbacks are `call_later`s, which must order as SimPy's timeouts do."""
+    new processes (whose start is an URGENT event) as they go. On our Environment a third of the
+    sleeps are `wake`s and a third the process's own `sleep`, and some callbacks are `call_later`s,
+    which must order as SimPy's timeouts do."""
     rng = random.Random(seed)
     ours = isinstance(env, Environment)
     log = []
     shared = [env.event() for _ in range(6)]
 
-    def sleep(d):
-        return env.wake(d) if rng.random() < 0.5 and ours else env.timeout(d)
+    def sleep(d, me):
+        r = rng.random()
+        if ours and r < 1 / 3:
+            return env.wake(d)
+        if ours and r < 2 / 3:
+            return me[0].sleep(d)
+        return env.timeout(d)
 
     def later(d, who):
         if rng.random() < 0.5 and ours:
@@ -102,11 +113,11 @@ def _event_order(env, seed: int, until=None) -> list:
         else:
             env.timeout(d).callbacks.append(lambda _: log.append((who, "call")))
 
-    def proc(who, steps):
+    def proc(who, steps, me):
         for i in range(steps):
             r = rng.random()
             if r < 0.5:
-                yield sleep(rng.choice([0, 0, 1, 2, 0.5, 1.5, 3]))
+                yield sleep(rng.choice([0, 0, 1, 2, 0.5, 1.5, 3]), me)
             elif r < 0.65:
                 ev = rng.choice(shared)
                 if not ev.triggered:
@@ -116,13 +127,17 @@ def _event_order(env, seed: int, until=None) -> list:
                 if not ev.triggered:
                     ev.succeed(who)
             elif r < 0.9 and who < 40:
-                env.process(proc(who * 2 + 1 + (i % 2), rng.randint(1, 8)))
+                start(who * 2 + 1 + (i % 2), rng.randint(1, 8))
             else:
                 later(rng.choice([0, 1, 2.5]), who)
             log.append((env.now, who, i))
 
+    def start(who, steps):
+        me = []             # the process itself, for its sleeps
+        me.append(env.process(proc(who, steps, me)))
+
     for who in range(4):
-        env.process(proc(who, 30))
+        start(who, 30)
     if until is not None:
         env.run(until)
         log.append(("paused", env.now))

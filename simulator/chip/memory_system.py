@@ -31,6 +31,7 @@ from isa.types import DRAM_BASE
 
 from ..config import Config
 from ..errors import ProgramError, SanitizerError
+from ..signal import Signal
 from .dram import Dram
 from .fair_link import FairLink
 from .link import Link
@@ -57,6 +58,13 @@ class Access:
             s = int(self.starts[0])
             return s, s + int(self.run_bytes)
         return int(self.starts.min()), int((self.starts + self.run_bytes).max())
+
+    def same(self, other: "Access") -> bool:
+        """Whether two accesses are the same runs."""
+        if (self.starts.size == 1 and other.starts.size == 1 and not isinstance(self.run_bytes, np.ndarray)
+                and not isinstance(other.run_bytes, np.ndarray)):            # one run each: no array work
+            return int(self.starts[0]) == int(other.starts[0]) and self.run_bytes == other.run_bytes
+        return np.array_equal(self.run_bytes, other.run_bytes) and np.array_equal(self.starts, other.starts)
 
     @staticmethod
     def join(parts: list["Access"]) -> "Access":
@@ -113,6 +121,9 @@ class MemorySystem:
 
     def lines(self, acc: Access) -> np.ndarray:
         L = self.line
+        if acc.starts.size == 1 and not isinstance(acc.run_bytes, np.ndarray):   # one run: no array work
+            s = int(acc.starts[0])
+            return np.arange(s // L, (s + int(acc.run_bytes) - 1) // L + 1, dtype=np.int64)
         first = acc.starts // L
         last = (acc.starts + acc.run_bytes - 1) // L
         if first.size == 1:
@@ -170,14 +181,13 @@ class MemorySystem:
         entry = self.broadcasts.get(key)
         if entry is None:
             entry = self.broadcasts[key] = {"acc": acc, "pe": pe, "events": {}}
-        elif not (np.array_equal(entry["acc"].run_bytes, acc.run_bytes)
-                  and np.array_equal(entry["acc"].starts, acc.starts)):
+        elif not entry["acc"].same(acc):
             first = entry["acc"]
             raise SanitizerError(
                 f"{where()}: broadcast read #{seq} of PEs {group * n}..{group * n + n - 1} (bcast={n}): this PE "
                 f"reads {acc.nbytes} bytes at {int(acc.starts[0]):#x} but PE {entry['pe']} read {first.nbytes} "
                 f"bytes at {int(first.starts[0]):#x}; every member of a broadcast group reads the same bytes")
-        ev = self.env.event()
+        ev = Signal(self.env)
         entry["events"][pe] = ev
         if len(entry["events"]) == n:
             del self.broadcasts[key]

@@ -167,11 +167,15 @@ class GlobalMemory:
                  what: str) -> np.ndarray:
         """A writable view of the elements base + sum(i_k * strides_k) * itemsize, i_k < shape_k."""
         isz = dtype.itemsize
-        if any(s == 0 for s in shape):
+        if 0 in shape:
             return np.empty(shape, dtype)
-        lo_off = sum(min(0, (n - 1) * s) for n, s in zip(shape, strides)) * isz
-        hi_off = sum(max(0, (n - 1) * s) for n, s in zip(shape, strides)) * isz + isz
-        a, _ = self.locate(base + lo_off, base + hi_off, what)
+        lo = hi = 0                     # the lowest and highest element offsets
+        for n, s in zip(shape, strides):
+            if s < 0:
+                lo += (n - 1) * s
+            else:
+                hi += (n - 1) * s
+        a, _ = self.locate(base + lo * isz, base + hi * isz + isz, what)
         return np.ndarray(tuple(shape), dtype, buffer=a.data, offset=base - a.base,
                           strides=tuple(s * isz for s in strides))
 

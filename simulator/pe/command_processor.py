@@ -79,8 +79,8 @@ class IssuePlan:
         self.vals: dict = {}
         self.regs: list = []           # (field, register file "x"/"f", register number)
         self.lists: list = []          # (field, XList value): registers and immediates
-        self.reads: list = []          # (field, tile, cb) for pop and keep, in declaration order
-        self.writes: list = []         # (field, tile, cb) for push and acc
+        self.reads: list = []          # (field, tile, cb, is pop) for pop and keep, in declaration order
+        self.writes: list = []         # (field, tile, cb, is push) for push and acc
         self.error = None              # the issue-time error of a tile that cannot be resolved
         self.ls_bytes = 0
         self.cost = None
@@ -145,7 +145,9 @@ class IssuePlan:
         if held is None or held[0] is not type(self.ins) or len(held[1]) != len(words):
             sent = len(words)
         else:
-            sent = sum(a != b for a, b in zip(words, held[1]))
+            nt = len(self.tiles)            # (tiles are mostly the very objects held: no field compares)
+            sent = (sum(a is not b and a != b for a, b in zip(words[:nt], held[1]))
+                    + sum(a != b for a, b in zip(words[nt:], held[1][nt:])))
         if self.inc is not None:           # the CP advances the address it holds, as the core its register
             n, scale, at = self.inc
             words[at] = wrap(x[n] + self._inc_bytes(core, scale))
@@ -166,7 +168,10 @@ class IssuePlan:
                 self.error = SanitizerError, (f"tile {name} = {t} is {t.nbytes} bytes but the slots of CB {cb.id} "
                                               f"({cb.name}) hold {cb.slot_bytes}: it would overwrite the next slot")
         self.ls_bytes += t.nbytes * (2 if t.mode == "acc" else 1)
-        (self.reads if t.mode in ("pop", "keep") else self.writes).append((name, t, cb))
+        if t.mode in ("pop", "keep"):
+            self.reads.append((name, t, cb, t.mode == "pop"))
+        else:
+            self.writes.append((name, t, cb, t.mode == "push"))
 
     def issue(self, core) -> Command:
         """Build the command, resolving registers and CB slots in program order.
@@ -189,16 +194,25 @@ class IssuePlan:
             if n:
                 core.x[n] = wrap(core.x[n] + self._inc_bytes(core, scale))
         engine = self.engine
+        in_order = engine.in_order
+        done, deps, addr = cmd.done, cmd.deps, cmd.addr
         pops = None
-        for name, t, cb in self.reads:
-            if t.mode == "pop":
+        for name, t, cb, pop in self.reads:
+            slot = cb.rd + t.offset
+            if t.offset >= cb.slots:
+                _beyond(cmd, name, t, cb)
+            v = cb.versions.get(slot) or cb.version(slot)
+            if not (in_order and v.engine is engine):
+                deps.append((v.event, ("data", cb.id, slot, _kind(v.engine))))
+            v.readers.append((done, engine))
+            if pop:
                 if pops is None:
-                    pops = []
-                _read(cmd, name, t, cb, engine, pops)
-            else:
-                _read(cmd, name, t, cb, engine, None)
-        for name, t, cb in self.writes:
-            _write(cmd, name, t, cb, engine)
+                    pops = [(cb, slot)]
+                else:
+                    pops.append((cb, slot))
+            addr[name] = cb.base + (slot % cb.slots) * cb.slot_bytes      # (cb.address, written out)
+        for name, t, cb, push in self.writes:
+            addr[name] = _write(cmd, t, cb, engine, push)
         if pops:
             _pop(cmd, pops)
         return cmd
@@ -223,22 +237,14 @@ def _code(kind, v) -> int:
     return LITERAL
 
 
-def _read(cmd, name, t: Tile, cb, engine, pops) -> None:
-    if t.offset >= cb.slots:
-        raise SanitizerError(f"{cmd.where()}: tile {name} = {t} reads {t.offset} slots past the read pointer of "
-                             f"CB {cb.id} ({cb.name}), which has {cb.slots} slots: it could never be written")
-    slot = cb.rd + t.offset
-    v = cb.versions.get(slot) or cb.version(slot)
-    if not (engine.in_order and v.engine is engine):
-        cmd.deps.append((v.event, ("data", cb.id, slot, _kind(v.engine))))
-    v.readers.append((cmd.done, engine))
-    if pops is not None:
-        pops.append((cb, slot))
-    cmd.addr[name] = cb.address(slot)
+def _beyond(cmd, name, t: Tile, cb) -> None:
+    raise SanitizerError(f"{cmd.where()}: tile {name} = {t} reads {t.offset} slots past the read pointer of "
+                         f"CB {cb.id} ({cb.name}), which has {cb.slots} slots: it could never be written")
 
 
-def _write(cmd, name, t: Tile, cb, engine) -> None:
-    if t.mode == "push":
+def _write(cmd, t: Tile, cb, engine, push: bool) -> int:
+    """Resolve a tile written (pushed, or updated in place): its dependencies; returns its address."""
+    if push:
         slot = cb.wr
         cb.wr += 1
         if slot >= cb.slots:
@@ -250,11 +256,12 @@ def _write(cmd, name, t: Tile, cb, engine) -> None:
         in_order = engine.in_order
         if not (in_order and old.engine is engine):
             cmd.deps.append((old.event, ("data", cb.id, slot, _kind(old.engine))))
+        done = cmd.done
         for ev, eng in old.readers:      # write after read: earlier readers finish first
-            if ev is not cmd.done and not (in_order and eng is engine):
+            if ev is not done and not (in_order and eng is engine):
                 cmd.deps.append((ev, ("readers", cb.id, slot)))
         cmd.writes.append((cb, new.event, "acc"))
-    cmd.addr[name] = cb.address(slot)
+    return cb.address(slot)
 
 
 def _kind(engine) -> str | None:

@@ -29,8 +29,10 @@ class CommandQueue:
         self.putter = None                    # (event, command) of the core's put, while the queue is full
 
     def get(self) -> Signal:
+        """The engine's get: with a command queued, an engine may instead pop it, sleep 0 cycles and
+        then `make_room()`, which the get's processing would do before resuming it."""
         ev = Signal(self.env)
-        ev.callbacks.append(self._make_room)      # a get always frees a place first, then resumes the engine
+        ev.callbacks.append(self.make_room)      # a get always frees a place first, then resumes the engine
         if self.items:
             ev.succeed(self.items.popleft())
         else:
@@ -47,7 +49,7 @@ class CommandQueue:
         no callbacks after its own (an engine woken by its occupancy timeout)."""
         if self.items and self.env.nothing_else_now():
             cmd = self.items.popleft()
-            self._make_room(None)
+            self.make_room()
             return cmd
         return None
 
@@ -72,8 +74,8 @@ class CommandQueue:
             self.getter = None
             g.succeed(self.items.popleft())
 
-    def _make_room(self, _) -> None:
-        """A get's processing: a put blocked on the full queue goes in."""
+    def make_room(self, _=None) -> None:
+        """A get's processing (its callback): a put blocked on the full queue goes in."""
         if self.putter is not None and len(self.items) < self.capacity:
             ev, cmd = self.putter
             self.putter = None

@@ -50,9 +50,13 @@ class ControlCore:
         self.labels = program.labels
         self.code = code
 
+    def start(self, pids, args_for) -> None:
+        """Start running the programs `pids` (linear indices into the grid) one after another."""
+        self.proc = self.env.process(self.run(pids, args_for))
+
     def run(self, pids, args_for):
-        """Run the programs `pids` (linear indices into the grid) one after another."""
         env = self.env
+        sleep = self.proc.sleep
         pe = self.pe
         machine = pe.machine
         code = self.code
@@ -99,7 +103,7 @@ class ControlCore:
                         pc = nxt
                     continue
                 t += fn.issue_cycles(self) if what == ENGINE else self.cpi
-                yield env.wake(t)
+                yield sleep(t)
                 self.busy += t
                 t = 0.0
                 if what == ENGINE:

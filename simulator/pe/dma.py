@@ -83,7 +83,7 @@ class DMA(Engine):
             yield from self.hint(cmd, mem)
             return
         acc, write = self.access(cmd)
-        if acc is not None and not write:
+        if acc is not None and not write and self.inflight_writes:
             yield from self.wait_stores(*acc.span())
         while self.inflight >= self.c.max_outstanding:     # (waits with transfers in flight: no stall)
             self.waiting = ("outstanding", self.inflight, None)

@@ -38,7 +38,7 @@ class Engine:
         self.stalls: dict[str, float] = {}
         self.last_end = 0.0             # when its latest command finished
         self.contexts: dict = {}        # command context -> (instruction class, operand words it holds)
-        self.env.process(self.run())
+        self.proc = self.env.process(self.run())
 
     def stall(self, reason: str, cycles: float) -> None:
         if cycles > 0:
@@ -60,8 +60,14 @@ class Engine:
 
     def next_command(self):
         """Take the next command, counting the wait for the control core as an "issue" stall."""
+        queue = self.queue
+        if queue.items:                 # a get that fires at once
+            cmd = queue.items.popleft()
+            yield self.proc.sleep(0)
+            queue.make_room()
+            return cmd
         t = self.idle_clock()
-        cmd = yield self.queue.get()
+        cmd = yield queue.get()
         self.stall("issue", self.idle_clock() - t)
         return cmd
 
@@ -97,13 +103,21 @@ class Engine:
         port = pe.ls_port
         cp_cycles = pe.cfg.pe.cp_cycles
         plain_traffic = type(self).ls_traffic is Engine.ls_traffic      # (the DPE's is its own)
+        sleep = self.proc.sleep
+        items = queue.items
+        occupancy, reserve, complete, call_later = self.occupancy, port.reserve, pe.complete, env.call_later
         while True:
             cmd = queue.take()
             if cmd is None:
-                t = env.now
-                cmd = yield queue.get()
-                if env.now > t:
-                    self.stall("issue", env.now - t)
+                if items:               # a get that fires at once: it takes the command now
+                    cmd = items.popleft()
+                    yield sleep(0)
+                    queue.make_room()
+                else:
+                    t = env.now
+                    cmd = yield queue.get()
+                    if env.now > t:
+                        self.stall("issue", env.now - t)
             self.current = cmd
             for ev, why in cmd.deps:
                 if not ev.triggered:
@@ -114,26 +128,26 @@ class Engine:
             ready = cmd.issued + cp_cycles
             if env.now < ready:
                 t = env.now
-                yield env.wake(ready - t)
+                yield sleep(ready - t)
                 self.stall("issue", env.now - t)
             self.waiting = None
             start = env.now
-            occ = self.command_cycles + self.occupancy(cmd)
-            end = port.reserve(start, cmd.plan.ls_bytes if plain_traffic else self.ls_traffic(cmd))
+            occ = self.command_cycles + occupancy(cmd)
+            end = reserve(start, cmd.plan.ls_bytes if plain_traffic else self.ls_traffic(cmd))
             if end > start + occ:
                 self.stall("ls port", end - (start + occ))
             else:
                 end = start + occ
             cmd.start, cmd.end = start, end
-            yield env.wake(end - start)
+            yield sleep(end - start)
             self.busy += end - start
             self.last_end = end
             self.commands += 1
             self.current = None
             if self.latency:
-                env.call_later(self.latency, pe.complete, cmd)
+                call_later(self.latency, complete, cmd)
             else:
-                pe.complete(cmd)
+                complete(cmd)
 
     def state(self) -> dict:
         return {"queued": len(self.queue.items), "busy_cycles": self.busy, "commands": self.commands,
