@@ -115,7 +115,9 @@ def grouped_matmul(a_tab, b_tab, c_tab, dims, lds, groups, NPROG: tl.constexpr, 
 @pytest.mark.parametrize("executor", EXECUTORS)
 def test_a_grouped_matmul_over_address_tables_writes_every_group(executor):
     """With the table loads kept in the while loop, hoisting the while loop's scalar code left every
-    group after the first unwritten on MTIA (Triton's tutorial 08 on main a86a7cc; fails there)."""
+    group after the first unwritten on MTIA (Triton's tutorial 08 on main a86a7cc): the hoisted code
+    made the outer loop's counter spill, and a spilled register that an instruction both reads and
+    writes lost its reload (tests/test_register_spills.py)."""
     from compiler.runtime import device_array
     rng = np.random.default_rng(10)
     sizes = [128, 64, 32]

@@ -171,6 +171,8 @@ def _linear_scan(start, end, pinned):
 
 
 def _rewrite(protos, assign, spilled, base, nbytes):
+    # A spill slot is 8 bytes; float registers spill as f64 (fld/fsd), which holds an f32 exactly and
+    # an f64 scalar whole (fsw would round it to f32).
     if len(spilled) * 8 > nbytes:
         raise RegAllocError(f"the kernel needs {len(spilled)} spilled registers; only {nbytes // 8} fit")
     out, index = [], []
@@ -179,6 +181,7 @@ def _rewrite(protos, assign, spilled, base, nbytes):
         before, after = [], []
         scratch = {"x": list(SCRATCH["x"]), "f": list(SCRATCH["f"])}
         local = {}
+        reads = set(defs_uses(p)[1])
 
         def place(v, is_def):
             if v in assign:
@@ -188,13 +191,15 @@ def _rewrite(protos, assign, spilled, base, nbytes):
                     raise RegAllocError("an instruction reads more spilled registers than there are scratch registers")
                 local[v] = scratch[v.cls].pop(0)
                 addr = base + 8 * spilled[v]
-                if not is_def:
+                # loaded whenever the instruction reads it, also when its write comes first in the fields
+                # (`addi g, g, 1` of a spilled loop counter: without the load it adds to a stale scratch)
+                if v in reads:
                     before.append(make(riscv.Ld, rd=local[v], rs1=0, imm=addr) if v.cls == "x"
-                                  else make(riscv.Flw, fd=local[v], rs1=0, imm=addr))
+                                  else make(riscv.Fld, fd=local[v], rs1=0, imm=addr))
             if is_def:
                 addr = base + 8 * spilled[v]
                 after.append(make(riscv.Sd, rs2=local[v], rs1=0, imm=addr) if v.cls == "x"
-                             else make(riscv.Fsw, fs2=local[v], rs1=0, imm=addr))
+                             else make(riscv.Fsd, fs2=local[v], rs1=0, imm=addr))
             return local[v]
 
         fields = {}

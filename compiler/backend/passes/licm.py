@@ -53,10 +53,6 @@ class HoistLoopInvariants:
 
     def run(self, module) -> None:
         for loop in [o for o in module.walk(post_order=True) if o.name in LOOPS]:
-            # out of scf.while only constants and small fills: hoisting its scalar code gave wrong results in
-            # Triton's grouped-GEMM tutorial once its loads stayed in the loop (the groups after the first were
-            # never written); not yet understood
-            only_fills = loop.name == Op.WHILE
             loads_stay = _writes_memory(loop)
             moved = True
             while moved:
@@ -67,8 +63,6 @@ class HoistLoopInvariants:
                         if d is None or not d.pure or op.regions or d.terminator or not op.results:
                             continue
                         if loads_stay and op.name in MEMORY_READS:
-                            continue
-                        if only_fills and op.name != Op.CONSTANT and not _small_fill(op):
                             continue
                         if any(r.type.is_block() for r in op.results) and not _small_fill(op):
                             continue
