@@ -6,6 +6,8 @@ with row strides, `ptr[None, :]` broadcasts) becomes one box DMA (`mtia.load_box
 scalar code. A dimension whose index wraps (`% M`) or is clamped (`tl.where(offs < M, offs, 0)`)
 stays a box: the op names the remap (attrs remap, remap_dim) and takes its start, bound (and
 fill) as scalars, and the DMA walks that dimension in its contiguous parts. Dimensions along which the address does not move are loaded once and broadcast in the
+local store. A load through checked indices that stay inside a small window of each row (Inductor's
+`z[:, li, lj]`, `compiler/backend/windows.py`) becomes a box of the windows and a `tt.gather` in the
 local store. Anything else (data-dependent offsets, masks that are not boxes, atomics) becomes an
 element-wise `mtia.gather` / `mtia.scatter` / `mtia.atomic` on integer offsets from a root pointer.
 Scalar (0-d) loads and stores stay as they are for the control core.
@@ -20,6 +22,7 @@ from ...ir import Builder, Op
 from ...ir.core import Operation, Value
 from ...ir.types import BlockType, i1, i32, i64, u64
 from .. import dialect as mtia
+from .. import windows
 from ..affine import Affine, Poly, Quotient, analyze
 from ..masks import BoxMask, analyze_mask
 from .util import constant_value, erase_dead, error_at
@@ -269,6 +272,13 @@ def _lower_load(op: Operation, lm: LowerMemory) -> None:
         op.result.replace_all_uses_with(val)
         op.erase()
         return
+    win = windows.find(op) if box is not None else None
+    if win is not None:
+        val = _window_load(b, op, win, box, lm)
+        val.name_hint = op.result.name_hint
+        op.result.replace_all_uses_with(val)
+        op.erase()
+        return
     root, offs = split_pointer(b, ptr)
     operands = [root, offs]
     attrs = {}
@@ -282,6 +292,59 @@ def _lower_load(op: Operation, lm: LowerMemory) -> None:
         val = b.create1(Op.SELECT, [mask, val, other], op.result.type)    # `other` where masked off
     op.result.replace_all_uses_with(val)
     op.erase()
+
+
+def _window_load(b: Builder, op: Operation, win, box: BoxMask, lm: LowerMemory) -> Value:
+    """An indirect load inside a window (windows.py): the box of the windows, then a gather along the
+    window's axis by each offset's place in it; lanes the mask drops take `other` (0 without one)."""
+    out_t = op.result.type
+    aff, axis = win.affine, win.axis
+    wbox = BoxMask(aff.shape, [bd for bd in box.bounds if bd.dim != axis])
+    remapped = [aff.remap.start, aff.remap.bound, aff.remap.fill] if aff.remap is not None else []
+    b.set_insertion_point_before(windows.issue_point(op, [aff.base, *aff.strides, *remapped,
+                                                          *(bd.limit for bd in wbox.bounds)]))
+    bdims = _broadcast_dims(aff, wbox)
+    ld_shape = tuple(1 if d in bdims else n for d, n in enumerate(aff.shape))
+    p, strides, valid = _box_operands(b, aff, wbox, ld_shape)
+    isz = op.ptr.type.scalar.element_ty.itemsize
+    remap, remap_attrs = _remap_operands(b, aff)
+    attrs = {"rank": len(aff.shape), "unaligned": not _box_aligned(aff, isz, lm.align_bytes), "pad": 0,
+             **remap_attrs}
+    val = b.create1(mtia.LOAD_BOX, [p, *strides, *valid, *remap], out_t.with_shape(ld_shape), attrs)
+    if bdims:
+        val = b.create1(Op.BROADCAST, [val], out_t.with_shape(aff.shape))
+    b.set_insertion_point_before(op)
+    val = b.create1(Op.GATHER, [val, _window_index(b, win, tuple(out_t.shape))], out_t, {"axis": axis})
+    if op.mask is not None:
+        other = op.other if op.other is not None else b.constant(0.0 if out_t.scalar.is_floating() else 0, out_t)
+        val = b.create1(Op.SELECT, [op.mask, val, other], out_t)
+    return val
+
+
+def _window_index(b: Builder, win, shape) -> Value:
+    """i32 block: each offset's place in its window, sum of coef * index - low, clamped into the window
+    (computed over the terms' own shape, then broadcast)."""
+    rank = len(shape)
+    common = tuple(max(t.value.type.shape[d] for t in win.terms) for d in range(rank))
+    t32 = _offs_type(i32, common)
+    acc = None
+    for t in win.terms:
+        v = t.value
+        if v.type.scalar != i32:
+            vt = _offs_type(i32, tuple(v.type.shape))
+            v = b.create1(Op.TRUNCI if v.type.scalar.int_bitwidth > 32 else Op.EXTSI, [v], vt)
+        if tuple(v.type.shape) != common:
+            v = b.create1(Op.BROADCAST, [v], t32)
+        if t.coef != 1:
+            v = b.create1(Op.MULI, [v, b.constant(t.coef, t32)], t32)
+        acc = v if acc is None else b.create1(Op.ADDI, [acc, v], t32)
+    if win.low:
+        acc = b.create1(Op.SUBI, [acc, b.constant(win.low, t32)], t32)
+    acc = b.create1(Op.MAXSI, [acc, b.constant(0, t32)], t32)
+    acc = b.create1(Op.MINSI, [acc, b.constant(win.width - 1, t32)], t32)
+    if common != tuple(shape):
+        acc = b.create1(Op.BROADCAST, [acc], _offs_type(i32, shape))
+    return acc
 
 
 def _lower_store(op: Operation, lm: LowerMemory) -> None:

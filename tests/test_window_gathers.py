@@ -1,0 +1,92 @@
+"""Indirect loads whose checked indices stay inside a small window per row (compiler/backend/windows.py):
+Inductor's `z[:, li, lj]`, each index wrapped if negative and checked by a device_assert before the
+load, becomes a DMA box of the rows' windows and a gather in the local store, not an element-wise DMA
+gather. Both executors against numpy, outputs NaN-poisoned."""
+import numpy as np
+import pytest
+
+import compiler as triton
+import compiler.language as tl
+from compiler.errors import DeviceAssertionError
+
+from executors import EXECUTORS, launch
+
+
+@triton.jit
+def _pairs_kernel(i_ptr, j_ptr, z_ptr, out_ptr, R, P, F: tl.constexpr, OUT: tl.constexpr, GUARDED: tl.constexpr,
+                  OTHER: tl.constexpr, WRITE: tl.constexpr, YB: tl.constexpr, XB: tl.constexpr):
+    # out[r, p] = z[r, i[p], j[p]], z: [R, F, F]; indices as Inductor checks them (negative ones wrap)
+    y = tl.program_id(1) * YB + tl.arange(0, YB)[:, None]
+    x = tl.program_id(0) * XB + tl.arange(0, XB)[None, :]
+    ymask = y < R
+    xmask = x < P
+    i = tl.load(i_ptr + x, xmask)
+    j = tl.load(j_ptr + x, xmask)
+    i = tl.where(i < 0, i + F, i)
+    j = tl.where(j < 0, j + F, j)
+    if GUARDED:                         # the assert's own mask is the load's x mask
+        tl.device_assert(((0 <= i) & (i < F)) | ~xmask, "index out of bounds: 0 <= i < F")
+        tl.device_assert(((0 <= j) & (j < F)) | ~xmask, "index out of bounds: 0 <= j < F")
+    else:                               # checked everywhere
+        tl.device_assert((0 <= i) & (i < F), "index out of bounds: 0 <= i < F")
+        tl.device_assert((0 <= j) & (j < F), "index out of bounds: 0 <= j < F")
+    if WRITE:                           # z[r, 1, 0] = 5 between the checks and the load: the load sees it
+        tl.store(z_ptr + (F + F * F * y), tl.full([YB, 1], 5.0, tl.float32), ymask)
+    if OTHER:                           # lanes past P read `other`, and are stored
+        v = tl.load(z_ptr + (j + F * i + F * F * y), xmask & ymask, other=-1.0)
+        tl.store(out_ptr + (x + OUT * y), v, ymask & (x < OUT))
+    else:
+        v = tl.load(z_ptr + (j + F * i + F * F * y), xmask & ymask)
+        tl.store(out_ptr + (x + OUT * y), v, xmask & ymask)
+
+
+def _pairs(executor, li, lj, R=37, F=4, OUT=9, guarded=True, other=False, write=False, YB=16, XB=8):
+    rng = np.random.default_rng(R + F)
+    z = rng.standard_normal((R, F, F)).astype(np.float32)
+    z_in = z.copy()
+    out = np.full((R, OUT), np.nan, np.float32)
+    P = len(li)
+    args = (np.array(li, np.int64), np.array(lj, np.int64), z_in, out, R, P)
+    meta = dict(F=F, OUT=OUT, GUARDED=guarded, OTHER=other, WRITE=write, YB=YB, XB=XB)
+    launch(_pairs_kernel, (triton.cdiv(P, XB), triton.cdiv(R, YB)), *args, **meta, executor=executor)
+    if write:
+        z = z.copy()
+        z[:, 1, 0] = 5.0
+    expected = np.full((R, OUT), np.nan, np.float32)
+    expected[:, :P] = z[:, np.array(li) % F, np.array(lj) % F]
+    if other:
+        expected[:, P:min(XB, OUT)] = -1.0
+    np.testing.assert_array_equal(out, expected)
+    return _pairs_kernel.compile(*args, **meta)
+
+
+def _elementwise(compiled) -> list[str]:
+    return [ln.strip() for ln in compiled.asm["mtia-asm"].splitlines() if ln.strip().startswith("dma.gather")]
+
+
+# DLRM's lower-triangle pairs of 4 features, one of them written negative (wrapped)
+LI, LJ = [1, 2, 2, 3, 3, -1], [0, 0, 1, 0, 1, 2]
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("guarded,other", [(True, False), (False, False), (True, True)])
+def test_checked_indices_inside_a_row_load_the_rows_and_gather_in_the_local_store(executor, guarded, other):
+    assert _elementwise(_pairs(executor, LI, LJ, guarded=guarded, other=other)) == []
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_store_between_the_checks_and_the_load_is_seen(executor):
+    # the box is issued before the asserts only when nothing between them writes memory
+    assert _elementwise(_pairs(executor, LI, LJ, write=True)) == []
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_window_wider_than_four_blocks_stays_a_gather_and_is_right(executor):
+    # 16 features: a row's window is 256 elements, 32x the 8 lanes the block gathers
+    assert len(_elementwise(_pairs(executor, [15, 3, 7], [2, 14, 9], F=16))) == 1
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_an_index_out_of_its_range_still_fails_the_assert(executor):
+    with pytest.raises(DeviceAssertionError, match="0 <= i < F"):
+        _pairs(executor, [1, 4], [0, 0])
