@@ -83,7 +83,6 @@ def test_the_command_queue_serves_as_a_simpy_store_does():
     for seed in range(20):
         for cap in (1, 2, 4):
             store = _log_of(lambda env: _Store(env, cap), seed)
-            assert _log_of(lambda env: CommandQueue(env, cap), seed) == store
             assert _log_of(lambda env: CommandQueue(env, cap), seed, Environment) == store
             assert _log_of(lambda env: CommandQueue(env, cap), seed, Environment, take=True) == store
 

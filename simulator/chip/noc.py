@@ -32,9 +32,17 @@ class Noc:
 
     def new_launch(self) -> None:
         self.links: dict[tuple, Link] = {}
+        self.crossed: dict[tuple, list[Link]] = {}      # (PEs, write) -> links_of, worked out once
 
     def links_of(self, pes, write: bool) -> list[Link]:
         """The links a transfer between memory and the PEs `pes` crosses, each once."""
+        key = (tuple(pes), write)
+        links = self.crossed.get(key)
+        if links is None:
+            links = self.crossed[key] = self._links_of(pes, write)
+        return links
+
+    def _links_of(self, pes, write: bool) -> list[Link]:
         seen = {}
         for pe in pes:
             for hop in self.routes[pe]:

@@ -71,7 +71,7 @@ class IssuePlan:
     cycles, operations), and `skips_semantics` whether timing-only runs leave out its math."""
     __slots__ = ("ins", "engine", "vals", "regs", "lists", "tiles", "reads", "writes", "error", "ls_bytes",
                  "cost", "skips_semantics", "ctx", "inc", "flags", "push_cycles", "per_write", "write_cycles",
-                 "full_cycles")
+                 "full_cycles", "words", "f_words")
 
     def __init__(self, pe, ins: Instr, engine):
         self.ins = ins
@@ -120,6 +120,12 @@ class IssuePlan:
         self.write_cycles = scalar.operand_write_cycles
         words = len(self.tiles) + len(self.regs) + sum(len(v) for _, v in self.lists) + (1 if self.flags else 0)
         self.full_cycles = self.push_cycles + math.ceil(words / self.per_write) * self.write_cycles
+        # what a context compares and holds: (0, the word itself) or (1 / 2, its x / f register), in the
+        # order tiles, registers, list elements, literal fields (one word for all of them)
+        self.words = [(0, t) for _, t in self.tiles] + [(1 if file == "x" else 2, n) for _, file, n in self.regs]
+        self.words += [(1, e.n) if isinstance(e, X) else (0, e) for _, v in self.lists for e in v]
+        self.words.append((0, self.flags))
+        self.f_words = any(src == 2 for src, _ in self.words)
         self.ctx = getattr(ins, "ctx", 0)
         if self.ctx and self.error is None and not 1 <= self.ctx <= pe.cfg.pe.command_contexts:
             self.error = ProgramError, (f"ctx={self.ctx}: the {self.engine.kind} engine has command contexts 1 to "
@@ -135,19 +141,18 @@ class IssuePlan:
         if not self.ctx:
             return self.full_cycles
         x, f = core.x, core.f
-        words = [t for _, t in self.tiles]
-        words += [x[n] if file == "x" else f[n] for _, file, n in self.regs]
-        for _, v in self.lists:
-            words += [x[e.n] if isinstance(e, X) else e for e in v]
-        words.append(self.flags)
+        words = [v if src == 0 else x[v] if src == 1 else f[v] for src, v in self.words]
         contexts = self.engine.contexts
         held = contexts.get(self.ctx)
         if held is None or held[0] is not type(self.ins) or len(held[1]) != len(words):
             sent = len(words)
-        else:
-            nt = len(self.tiles)            # (tiles are mostly the very objects held: no field compares)
-            sent = (sum(a is not b and a != b for a, b in zip(words[:nt], held[1]))
-                    + sum(a != b for a, b in zip(words[nt:], held[1][nt:])))
+        elif self.f_words:      # (a float register may hold NaN: the same object, yet a word to send)
+            sent = sum((src == 2 or a is not b) and a != b for (src, _), a, b in zip(self.words, words, held[1]))
+        else:                   # (tiles, flags and most registers are the very objects held: no compares)
+            sent = 0
+            for a, b in zip(words, held[1]):
+                if a is not b and a != b:
+                    sent += 1
         if self.inc is not None:           # the CP advances the address it holds, as the core its register
             n, scale, at = self.inc
             words[at] = wrap(x[n] + self._inc_bytes(core, scale))

@@ -7,7 +7,8 @@ The events are the Store's, scheduled at the same moments, so a run keeps its ex
   is processed); with none, it waits until a put serves it.
 - `put()` with room appends the command. A Store schedules the put's event, whose processing serves
   a waiting get; here it is scheduled only when a get is waiting (otherwise its processing finds no
-  get to serve: the engine cannot ask again before the put's event is processed).
+  get to serve: the engine cannot ask again before the put's event is processed), as a `call_later`
+  of the simulation's `Environment` (the queue needs that one: SimPy's has no `call_later`).
 - `put()` on a full queue returns an event the core waits for; it fires when a get makes room, and
   its processing serves a waiting get before the core resumes, as the Store's does.
 """
@@ -61,10 +62,8 @@ class CommandQueue:
             self.putter = (ev, cmd)
             return ev
         self.items.append(cmd)
-        if self.getter is not None:
-            ev = Signal(self.env)
-            ev.callbacks.append(self._serve)
-            ev.succeed()
+        if self.getter is not None:          # the put's event, processed when a Signal's would be
+            self.env.call_later(0, self._serve, None)
         return None
 
     def _serve(self, _) -> None:

@@ -106,18 +106,18 @@ class Engine:
         sleep = self.proc.sleep
         items = queue.items
         occupancy, reserve, complete, call_later = self.occupancy, port.reserve, pe.complete, env.call_later
+        nothing_else_now = env.nothing_else_now
         while True:
-            cmd = queue.take()
-            if cmd is None:
-                if items:               # a get that fires at once: it takes the command now
-                    cmd = items.popleft()
+            if items:       # a get would fire at once: take the command now, go on where its processing would
+                cmd = items.popleft()
+                if not nothing_else_now():       # (else it would be the next event: no need to wait for it)
                     yield sleep(0)
-                    queue.make_room()
-                else:
-                    t = env.now
-                    cmd = yield queue.get()
-                    if env.now > t:
-                        self.stall("issue", env.now - t)
+                queue.make_room()
+            else:
+                t = env.now
+                cmd = yield queue.get()
+                if env.now > t:
+                    self.stall("issue", env.now - t)
             self.current = cmd
             for ev, why in cmd.deps:
                 if not ev.triggered:
