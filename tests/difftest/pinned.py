@@ -116,4 +116,18 @@ PINNED = [
     tl.store(out1_ptr + (pid * 16 + tl.arange(0, 16)), v1)
     tl.store(out2_ptr + (pid * 16 + tl.arange(0, 16)), v2)
 ''', [Array("x0", "f16", 16), Array("out1", "f16", 16, True), Array("out2", "bf16", 16, True)])),
+    Pinned("int16_plus_f16_rounds_the_int_first",
+           "An i16 block added to an f16 one is cast to f16 first (Triton's promotion), so 12101 becomes 12104 "
+           "before the add. With fold_casts the SE read the i16 tile straight into its f32 arithmetic and "
+           "rounded once, one f16 ulp off. Found by the long run (batch seeds 110007, 120005, 180002); closed: "
+           "an int -> float cast folds only into f32 or where the type holds every value of the int (i8 in f16).",
+           _case('''    pid = tl.program_id(0)
+    v0 = tl.load(x0_ptr + (pid * 16 + tl.arange(0, 16)))
+    tl.static_assert(v0.dtype == tl.float16)
+    v1 = tl.load(x1_ptr + (pid * 16 + tl.arange(0, 16)))
+    tl.static_assert(v1.dtype == tl.int16)
+    v2 = (v0 + v1)
+    tl.static_assert(v2.dtype == tl.float16)
+    tl.store(out2_ptr + (pid * 16 + tl.arange(0, 16)), v2)
+''', [Array("x0", "f16", 16), Array("x1", "i16", 16), Array("out2", "f16", 16, True)])),
 ]

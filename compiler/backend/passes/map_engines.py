@@ -83,8 +83,16 @@ def _stored(v: Value, engines) -> bool:
     return e is not None or v.type.is_block()
 
 
-# integer sources the SE converts to a float exactly as a cast would (one rounding to nearest even)
-_SIGNED_TO_FLOAT = ("i8", "i16", "i32")
+# Integer sources the SE converts to its f32 compute type as it reads them (one rounding to nearest
+# even). That equals the cast when the cast is to f32, or when every value of the integer type is
+# exact in the cast's type (i8 in f16); i16 -> f16 rounds 12101 to 12104 first, so it stays a cast.
+_SIGNED_MAGNITUDE_BITS = {"i8": 7, "i16": 15, "i32": 31}
+_SIGNIFICANT_BITS = {"f16": 11, "bf16": 8, "f32": 24, "f64": 53}
+
+
+def _int_to_float_is_the_ses(src: str, dst: str) -> bool:
+    bits = _SIGNED_MAGNITUDE_BITS.get(src)
+    return bits is not None and (dst == "f32" or bits <= _SIGNIFICANT_BITS.get(dst, 0))
 
 
 def _widened_by_readers(op: Operation, engines: dict, views: dict) -> bool:
@@ -95,7 +103,7 @@ def _widened_by_readers(op: Operation, engines: dict, views: dict) -> bool:
     src = op.x
     if not _stored(src, engines) or _tile(src, views)[1]:
         return False
-    if op.name == Op.SITOFP and src.type.scalar.ir not in _SIGNED_TO_FLOAT:
+    if op.name == Op.SITOFP and not _int_to_float_is_the_ses(src.type.scalar.ir, op.results[0].type.scalar.ir):
         return False
     readers = CONVERTS_FLOAT_SOURCES if op.name == Op.EXTF else CONVERTS_SOURCES
     uses = list(op.results[0].uses)
