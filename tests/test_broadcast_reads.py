@@ -97,6 +97,29 @@ def test_loads_issued_unlike_across_a_group_are_not_broadcast():
     np.testing.assert_allclose(out, want, rtol=1e-6)
 
 
+@triton.jit
+def _row_then_unequal_work(X, W, Out, N: tl.constexpr):
+    """Every program reads W once, alike, and then works pid % 4 + 1 steps: unequal work per member."""
+    pid = tl.program_id(0)
+    r = tl.arange(0, N)
+    acc = tl.load(X + pid * N + r) + tl.load(W + r)
+    for _ in range(pid % 4 + 1):
+        acc = acc * 0.5 + 1.0
+    tl.store(Out + pid * N + r, acc)
+
+
+def test_a_read_alike_is_not_broadcast_when_the_members_then_work_unequally():
+    x, w = _rows(64)
+    out = np.full_like(x, np.nan)
+    run = _row_then_unequal_work[(64,)](x, w, out, N=64)
+    assert run.broadcast_reads == {}          # the members would wait for the slowest at each W read
+    want = x + w[None, :]
+    for p in range(64):
+        for _ in range(p % 4 + 1):
+            want[p] = want[p] * np.float32(0.5) + np.float32(1.0)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
 def test_kernels_that_may_synchronise_through_memory_broadcast_nothing():
     x, w = _rows(64)
     want = x + w[None, :]

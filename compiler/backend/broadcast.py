@@ -16,7 +16,10 @@ depends on the grid, the arguments and the placement (`pe_mapping`), so this is 
   fixpoint over the carried values);
 - a load broadcasts to groups of N when every scalar of its descriptor is the same across each
   group, every loop and branch around it runs alike across the group, and the group structure holds
-  (the largest such N is taken).
+  (the largest such N is taken);
+- and only when every loop and branch of the kernel runs alike across the groups: members doing
+  unequal work would wait for the slowest at each broadcast read (this is a choice of speed, not of
+  correctness: causal attention under zigzag placement was 1.16x slower with its K tiles broadcast).
 
 Kernels that may synchronise programs through memory get no broadcasts (a member spinning on a flag
 another member sets would never issue its read): none in a kernel with atomics, cross-PE reductions,
@@ -70,10 +73,20 @@ def plan(func, grid: tuple, args: list, buffers: list, mapping: str, num_pes: in
         if members is None:
             continue
         alike = _Alike(func, values, members)
+        if not _work_alike(func, alike):
+            continue
         for i, load in loads.items():
             if i not in out and alike.load(load):
                 out[i] = size
     return out
+
+
+def _work_alike(func, alike) -> bool:
+    """Whether every loop and branch of the kernel runs alike across each group. A broadcast read makes
+    its members wait for the last of them, so members doing unequal work between two broadcast reads
+    (causal attention's rows, whose loops grow with the program id) would wait for the slowest at
+    every one: the imbalance the placement spread out comes back as waiting."""
+    return all(alike._control(op) for op in func.walk() if op.name in (Op.FOR.value, Op.IF.value, Op.WHILE.value))
 
 
 # ---- which loads could broadcast at all -------------------------------------------------------------
