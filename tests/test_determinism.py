@@ -165,7 +165,8 @@ def _dpe(m: Machine):
 
 
 def _integer_pipeline(m: Machine):
-    """An integer kernel (DMA, SE, RE, scalar code): timing-only mode still computes integers."""
+    """An integer kernel (DMA, SE, RE, scalar code). Nothing in it reads its data back into an address
+    or a branch, so a timing-only run leaves the sums uncomputed (simulator/pe/timing_only.py)."""
     x = np.arange(4 * 256, dtype=np.int32).reshape(4, 256) % 97 - 40
     gx, gy = m.gmem.alloc_array(x, "x"), m.gmem.alloc_array(np.full(4, -1, np.int32), "y")
     prog = Program.from_asm("""
@@ -187,7 +188,8 @@ def _integer_pipeline(m: Machine):
     halt
 """)
     rep = m.run(prog, grid=(4,), args={"x": gx, "y": gy})
-    np.testing.assert_array_equal(gy.data.view(np.int32), (3 * x).sum(axis=1))
+    if m.numerics:
+        np.testing.assert_array_equal(gy.data.view(np.int32), (3 * x).sum(axis=1))
     return rep, [gy.data.copy()]
 
 
@@ -211,13 +213,6 @@ def test_isa_program_timing_only_has_the_same_cycles(name):
     timing, _ = PROGRAMS[name](Machine(cfg, numerics=False))
     assert not timing.numerics
     assert _signature(timing) == _signature(numeric)
-
-
-def test_integer_results_survive_timing_only_mode():
-    cfg = load_config("mtia-small")
-    _, numeric = _integer_pipeline(Machine(cfg))
-    _, timing = _integer_pipeline(Machine(cfg, numerics=False))     # the helper asserts the values
-    assert _same_bits(numeric[0], timing[0])
 
 
 # ---- across processes ---------------------------------------------------------------------------

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from isa.dma import DmaIn
+
 from ..chip.link import Link
 from ..errors import ProgramError, SanitizerError
 from ..memory.circular_buffer import CircularBuffer
@@ -13,6 +15,7 @@ from .dpe import DPE
 from .mlu import MLU
 from .re import RE
 from .se import SE
+from .timing_only import is_blind
 
 BULK_ENGINES = ("dpe", "se", "re", "mlu")   # what timing-only mode may skip
 
@@ -66,6 +69,8 @@ class PE:
             cb.written_mask = self.ls_written
             self.cbs[d.id] = cb
         self.core.load_program(program, compile_code(self, program))
+        # timing-only: whether the program's tile data can be skipped (timing_only.py)
+        self.blind = not self.machine.numerics and is_blind(program)
 
     def track(self, cmd) -> None:
         p = self.pending
@@ -81,8 +86,7 @@ class PE:
         plan = cmd.plan
         skip = plan.skips_semantics
         if skip is None:
-            skip = plan.skips_semantics = (not self.machine.numerics and cmd.engine.kind in BULK_ENGINES
-                                           and _is_float(cmd))
+            skip = plan.skips_semantics = self.blind and (cmd.engine.kind in BULK_ENGINES or type(cmd.ins) is DmaIn)
         if skip:
             return
         fn = SEMANTICS[type(cmd.ins)]
@@ -144,13 +148,6 @@ class PE:
             "engines": engines,
             "cbs": [cb.state() for cb in self.cbs.values()],
         }
-
-
-def _is_float(cmd) -> bool:
-    for _, t in cmd.tiles:
-        if t.mode in ("push", "acc"):
-            return t.dtype[0] in "fb"
-    return True
 
 
 def describe(why) -> str | None:
