@@ -14,6 +14,12 @@ class DpeMatmul(Instr):
     three. Products are exact and summed in f32 (i32 for i8/u8 inputs), then rounded to out's dtype.
     a and b have the same dtype. `rows`, when nonzero, is the number of rows of a that hold data
     (an effective shape): the DPE skips the rest and leaves those rows of out unchanged (acc) or zero.
+    kslices=s (s >= 2): K is s equal slices summed one after another: out = out + a_1 @ b_1, rounded
+    to out's dtype, then + a_2 @ b_2, ..., as s commands in sequence would (a fresh out starts from
+    a_1 @ b_1); the DPE takes them in one command, at the time of that work in one. `kused`, when
+    nonzero, is how many of the slices hold data (at most s count): the rest are skipped, no time and no
+    effect. The backend's K coalescing issues one command per two K steps (compiler/backend/passes/
+    coalesce_k.py), kused the steps left.
     ctx=c (c >= 1, multi-context: ISCA'25's GEMM contexts): issued through command context c of the
     DPE, which keeps the operands of the last command issued through it; operands equal to those
     are not sent again (the same result, less of the control core's time)."""
@@ -23,4 +29,6 @@ class DpeMatmul(Instr):
     trans_a: Imm = 0
     trans_b: Imm = 0
     rows: XOrImm = 0
+    kslices: Imm = 1
+    kused: XOrImm = 0
     ctx: Imm = 0

@@ -1,5 +1,6 @@
 """Each MTIA backend pass, run on IR text, checked on the IR text it prints (FileCheck style)."""
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -182,8 +183,12 @@ def test_allocate_ls_names_the_buffers_that_do_not_fit():
 def test_matmul_stages_are_readable():
     from compiler.kernels.matmul import matmul_kernel
     a = np.zeros((64, 64), np.float16)
-    c = matmul_kernel.compile(a, a, a, 64, 64, 64, 64, 1, 64, 1, 64, 1, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
-                              GROUP_M=8, ACTIVATION="")
+    from compiler.runtime.mtia_executor import mtia_program
+    from simulator import get_config
+    compiled = matmul_kernel.compile(a, a, a, 64, 64, 64, 64, 1, 64, 1, 64, 1, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
+                                     GROUP_M=8, ACTIVATION="")
+    # the loop as written, one K step per iteration (tests/test_coalesce_k.py reads the coalesced one)
+    c = SimpleNamespace(asm=mtia_program(compiled, get_config(), 3, {"coalesce_k": False})[1])
     check_ir(c.asm["mtia-asm"], """
         CHECK: .kernel matmul_kernel
         CHECK: .cb 0 acc base=0 slot=16384 slots=2

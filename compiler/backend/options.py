@@ -41,6 +41,12 @@ class BackendOptions:
     """Each DMA and DPE command in a loop is issued through a command context of its own (`ctx=`), so
     it sends only the operands that changed since its last issue; off: every command sends all its
     operands."""
+    coalesce_k: bool = True
+    """A matmul loop that loads A [BM, BK] and B [BK, BN] as boxes moving on by BK along K and accumulates
+    tl.dot(a, b) runs two K steps per iteration: one box of [BM, 2BK], one of [2BK, BN] and one dpe.mm
+    over both halves (`kslices=2`: the same sums and rounding, the same DPE time), where the doubled
+    tiles fit the local store at full depth (compiler/backend/passes/coalesce_k.py); off: three commands
+    per K step, as written."""
 
     @staticmethod
     def names() -> tuple[str, ...]:

@@ -20,6 +20,7 @@ from .codegen.generate import Codegen
 from .command_forms import apply_command_forms
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
 from .passes.bufferize import Bufferize
+from .passes.coalesce_k import CoalesceK, may_apply
 from .passes.expand_combine import ExpandCombine
 from .passes.licm import HoistLoopInvariants
 from .passes.lower_memory import LowerMemory
@@ -39,6 +40,7 @@ def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = No
     opts = options or BackendOptions()
     hoist = [HoistLoopInvariants(),          # scalar address arithmetic out of loops
              CommonSubexpressionElimination()] if opts.licm else []   # ... where it meets code hoisted before
+    coalesce = [CoalesceK(target.dpe_dtypes, num_stages, _latency_bytes(cfg))] if opts.coalesce_k else []
     return [
         ExpandCombine(),                     # reduce/scan combines the RE cannot run -> SE and MLU steps
         ScalarizeIterArgs(opts.remap_boxes),     # loop-carried pointer blocks -> scalar pointers
@@ -46,11 +48,21 @@ def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = No
         MaterializePointers(),               # any other pointer block -> address tiles and gathers
         CommonSubexpressionElimination(),
         *hoist,
+        *coalesce,                           # two K steps of a matmul loop per command (kept if they fit)
         DeadCodeElimination(),
         MapEngines(opts.fold_casts, dpe_dtypes=target.dpe_dtypes),  # DPE / SE / RE / MLU / DMA / RVV / core for every op
         Bufferize(opts.rotate_carried),      # tiles -> CB slots; views, in-place updates, pops
         AllocateLocalStore(target.ls_bytes, num_stages, target.name, target.slot_align),   # slots per CB (shared if need be), LS addresses
     ]
+
+
+def _latency_bytes(cfg) -> int:
+    """What a PE's DMA moves during one load's fixed latency (descriptor setup, the SRAM's access, the
+    mesh's hops from the grid's middle to its edge): K coalescing halves the loads in flight, which
+    leaves that latency exposed unless a K step's tiles take at least twice as long to move."""
+    hops = (cfg.grid.rows + cfg.grid.cols) // 2
+    cycles = cfg.pe.dma.setup_cycles + cfg.sram.latency_cycles + hops * cfg.noc.hop_cycles
+    return int(2 * cycles * cfg.gbps_to_bpc(cfg.pe.dma.gbps))
 
 
 def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
@@ -60,12 +72,7 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
     t0 = time.perf_counter()
     opts = options or BackendOptions()
     stages: dict[str, str] = {}
-    for p in backend_passes(cfg, num_stages, options):
-        p.run(module)
-        verify(module)
-        text = stages[f"mtia.{p.name}"] = print_module(module)
-        if check_roundtrip and reprint(text) != text:
-            raise CompilationError(f"internal error: IR stage 'mtia.{p.name}' does not round-trip through the parser")
+    _run_passes(module, backend_passes(cfg, num_stages, options), stages, check_roundtrip)
     prog, cpp, llvm = emit_program(module, cfg, meta, opts)
     prog.meta["compile_seconds"] = round(time.perf_counter() - t0, 4)
     stages["mtia-asm"] = prog.to_asm()
@@ -73,6 +80,28 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
     stages["llvm"] = llvm
     stages["json"] = prog.dumps(indent=1)
     return prog, stages
+
+
+def _run_passes(module, passes: list, stages: dict, check_roundtrip: bool) -> None:
+    """Run the passes in order, keeping each one's IR in `stages`. K coalescing doubles a loop's tiles,
+    which only the local-store allocation can weigh: when they do not all get their slots, the passes
+    run again from a copy taken before it, with the loops as written."""
+    saved = None
+    for i, p in enumerate(passes):
+        if isinstance(p, CoalesceK) and may_apply(module):
+            saved = (i, module.clone())
+        elif isinstance(p, AllocateLocalStore) and saved is not None and not p.fits_at_full_depth(module) and \
+                any(f.attrs.get("mtia.coalesced_k") for f in module.functions):
+            at, copy = saved
+            module.regions.clear()
+            module.add_region(copy.regions.pop())
+            stages[f"mtia.{passes[at].name}"] = print_module(module)       # as if it had changed nothing
+            return _run_passes(module, passes[at + 1:], stages, check_roundtrip)
+        p.run(module)
+        verify(module)
+        text = stages[f"mtia.{p.name}"] = print_module(module)
+        if check_roundtrip and reprint(text) != text:
+            raise CompilationError(f"internal error: IR stage 'mtia.{p.name}' does not round-trip through the parser")
 
 
 def emit_program(module, cfg, meta: dict | None = None,

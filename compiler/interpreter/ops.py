@@ -460,14 +460,25 @@ def _desc_store(ctx, op, args):
 
 @defines(Op.DOT)
 def _dot(ctx, op, args):
-    a, b, c = (np.asarray(x) for x in args)
+    a, b, c = (np.asarray(x) for x in args[:3])
+    slices = op.attrs.get("kslices", 1)
+    if slices > 1:                       # the backend's coalesced K steps: one dot per slice, in order
+        used = min(int(args[3]), slices) if len(args) > 3 else slices
+        step = a.shape[-1] // slices
+        for s in range(used):
+            c = _dot_one(op, a[..., s * step:(s + 1) * step], b[..., s * step:(s + 1) * step, :], c)
+        return [c]
+    return [_dot_one(op, a, b, c)]
+
+
+def _dot_one(op, a, b, c):
     dt = np_type(op.result.type)
     if dt.kind in "iu":
         prod = np.matmul(a.astype(np.int64), b.astype(np.int64))
-        return [_as(prod + c.astype(np.int64), dt)]
+        return _as(prod + c.astype(np.int64), dt)
     wide = np.float64 if dt == np.float64 else np.float32
     prod = np.matmul(a.astype(wide), b.astype(wide))
-    return [_as(prod + c.astype(wide), dt)]
+    return _as(prod + c.astype(wide), dt)
 
 
 # --- gather and histogram -------------------------------------------------------------------------

@@ -431,7 +431,13 @@ def _check_atomic_rmw(op):
 
 
 def _check_dot(op):
-    a, b, c = (v.type for v in op.operands)
+    a, b, c = op.a.type, op.b.type, op.c.type
+    slices = op.attrs.get("kslices", 1)
+    if slices != 1 and (not isinstance(slices, int) or slices < 1 or a.shape[-1] % slices):
+        _fail(op, f"cannot sum K = {a.shape[-1]} in kslices = {slices!r} equal slices")
+    used = op.kused
+    if used is not None and (used.type.is_block() or not used.type.is_int()):
+        _fail(op, f"kused must be an integer scalar, got {used.type.ir}")
     if len(a.shape) not in (2, 3) or a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
         _fail(op, f"cannot multiply {a.ir} by {b.ir}")
     if c.shape != a.shape[:-1] + b.shape[-1:] or op.result.type != c:
@@ -698,8 +704,11 @@ define(Op.DESCRIPTOR_STORE, "Write the block at `offsets`; elements outside the 
 
 define(Op.DOT, """c + a @ b over the last two dimensions (a leading batch dimension is allowed).
 Products and sums are exact in the accumulator type: fp16/bf16/fp8 -> f32, int8 -> i32.
-attrs: input_precision ('ieee', 'tf32', ...; the interpreter always computes in IEEE fp32).""",
-       operands=("a", "b", "c"), check=_check_dot)
+attrs: input_precision ('ieee', 'tf32', ...; the interpreter always computes in IEEE fp32).
+The MTIA backend's K coalescing (compiler/backend/passes/coalesce_k.py) sets kslices = s: K is s equal
+slices added to c one after another, rounding after each, as s dots in sequence would; the optional
+kused (an integer scalar) is how many of them hold data (min(kused, s) are added; the rest are skipped).""",
+       operands=("a", "b", "c", "kused?"), check=_check_dot)
 define(Op.REDUCE, """Reduce the operands along `axis` with the combine region, which takes
 (lhs..., rhs...) scalars and returns the combined scalars with tt.reduce.return. The combine must be
 associative and commutative; the order of combination is unspecified. Several operands are reduced

@@ -1,6 +1,9 @@
 """Dot Product Engine timing: MACs at the config's rate for the input dtype, with M, N and K rounded
 up to the MAC array's tile (a 1x1 matmul costs a whole tile pass).
 
+A matmul in K slices (kslices, kused: the backend's coalesced K steps) costs the work of the slices
+that hold data, as one command: fewer commands, the same MAC time.
+
 Local-store traffic follows how the DPE streams its operands (ISCA'25): operand a is read once and
 cached in the MAC tiles, `tile_m` rows at a time; operand b streams from the local store past each
 block of cached rows, so it is read ceil(M / tile_m) times; the output is written (and read first
@@ -23,7 +26,7 @@ class DPE(Engine):
         self.ops_by_dtype: dict[str, float] = {}
 
     def dims(self, cmd) -> tuple[int, int, int, int]:
-        """(batch, M, N, K) of a matmul, M trimmed to its effective rows."""
+        """(batch, M, N, K) of a matmul, M trimmed to its effective rows, K to the slices that hold data."""
         ins = cmd.ins
         a, b = ins.a.shape, ins.b.shape
         m, k = (a[-1], a[-2]) if ins.trans_a else (a[-2], a[-1])
@@ -34,6 +37,12 @@ class DPE(Engine):
         rows = cmd.vals["rows"]
         if rows:
             m = min(m, rows)
+        slices, used = ins.kslices, cmd.vals["kused"]
+        if slices > 1 or used:
+            if slices < 1 or k % slices or used < 0:
+                raise ProgramError(f"{cmd.where()}: dpe.mm kslices={slices} kused={used} on K = {k}: K must be "
+                                   "kslices equal slices, and kused (the slices holding data) 0 or more")
+            k = k // slices * min(used or slices, slices)
         return batch, m, n, k
 
     def ls_traffic(self, cmd) -> int:
@@ -47,7 +56,7 @@ class DPE(Engine):
 
     def cost(self, cmd) -> tuple:
         """(cycles, FLOPs, dtype, local-store bytes) of a matmul; worked out once per instruction
-        unless its effective rows come from a register."""
+        unless its effective rows or its slices holding data come from a register."""
         plan = cmd.plan
         if plan.cost is not None:
             return plan.cost
@@ -62,8 +71,12 @@ class DPE(Engine):
         nr = cdiv(n, self.c.tile_n) * self.c.tile_n
         kr = cdiv(k, kq) * kq
         out = ins.out.nbytes * (2 if ins.out.mode == "acc" else 1)
-        ls = ins.a.nbytes + ins.b.nbytes * cdiv(m, self.c.tile_m) + out
+        ls = ins.a.nbytes + ins.b.nbytes * cdiv(m, self.c.tile_m)
+        k_all = ins.a.shape[-2 if ins.trans_a else -1]
+        if k < k_all:
+            ls = ls * k // k_all                     # only the slices that hold data are read
+        ls += out
         cost = (batch * mr * nr * kr / rate, 2.0 * batch * m * n * k, ins.a.dtype, ls)
-        if all(field != "rows" for field, _, _ in plan.regs):
+        if all(field not in ("rows", "kused") for field, _, _ in plan.regs):
             plan.cost = cost
         return cost

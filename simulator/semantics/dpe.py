@@ -15,24 +15,36 @@ def _operand(ctx, cmd, name: str, trans: int) -> np.ndarray:
     return np.swapaxes(a, -1, -2) if trans else a
 
 
+def _product(a: np.ndarray, b: np.ndarray, dtype: str) -> np.ndarray:
+    if dtype in ("i8", "u8"):
+        # exact: |products| < 2^16 and K < 2^37 keeps the f64 sum exact; wrap like i32
+        return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.int64).astype(np.int32)
+    if dtype == "f64":
+        return a @ b
+    return a.astype(np.float32) @ b.astype(np.float32)
+
+
 @semantics(dpe.DpeMatmul)
 def matmul(ctx, cmd):
     ins = cmd.ins
     a = _operand(ctx, cmd, "a", ins.trans_a)
     b = _operand(ctx, cmd, "b", ins.trans_b)
-    if ins.a.dtype in ("i8", "u8"):
-        # exact: |products| < 2^16 and K < 2^37 keeps the f64 sum exact; wrap like i32
-        acc = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.int64).astype(np.int32)
-    elif ins.a.dtype == "f64":
-        acc = a @ b
-    else:
-        acc = a.astype(np.float32) @ b.astype(np.float32)
-    rows = cmd.vals["rows"]
     out = view(ctx.ls, cmd.addr["out"], ins.out)
-    if ins.out.mode == "acc":
-        acc = out.astype(acc.dtype) + acc
+    out_t = np_dtype(ins.out.dtype)
+    slices = ins.kslices
+    used = min(cmd.vals["kused"] or slices, slices)
+    step = a.shape[-1] // slices
+    acc = out if ins.out.mode == "acc" else None
+    for s in range(used):
+        # each slice copied out contiguous, as its own command's operands would be (the same sums)
+        part = _product(np.ascontiguousarray(a[..., s * step:(s + 1) * step]), b[..., s * step:(s + 1) * step, :],
+                        ins.a.dtype)
+        acc = part if acc is None else acc.astype(part.dtype) + part
+        if s < used - 1:
+            acc = acc.astype(out_t)                      # rounded between slices, as between commands
+    rows = cmd.vals["rows"]
     if rows:
         keep = acc.copy()
         keep[..., rows:, :] = out[..., rows:, :] if ins.out.mode == "acc" else 0
         acc = keep
-    store(ctx, cmd, "out", acc.astype(np_dtype(ins.out.dtype)) if np_dtype(ins.out.dtype).kind in "iu" else acc)
+    store(ctx, cmd, "out", acc.astype(out_t) if out_t.kind in "iu" else acc)

@@ -1,4 +1,5 @@
-"""DPE commands: tl.dot as one matmul into the accumulator tile (fresh, or in place)."""
+"""DPE commands: tl.dot as one matmul into the accumulator tile (fresh, or in place), its K in slices
+when the loop's K steps were coalesced."""
 from __future__ import annotations
 
 from isa import dpe, se
@@ -26,7 +27,10 @@ def _dot(g, op) -> None:
     if ta.dtype not in g.target.dpe_dtypes:
         raise g.error(op, f"tl.dot on {ta.dtype} is not supported by the DPE of {g.target.name} "
                           f"(it multiplies {', '.join(g.target.dpe_dtypes)})")
-    g.e.emit(dpe.DpeMatmul, out=out, a=ta, b=tb, trans_a=int(la.trans), trans_b=int(lb.trans))
+    slices = {}
+    if op.attrs.get("kslices", 1) > 1:                    # coalesced K steps (passes/coalesce_k.py)
+        slices = {"kslices": op.attrs["kslices"], "kused": g.reg(op.kused) if op.kused is not None else 0}
+    g.e.emit(dpe.DpeMatmul, out=out, a=ta, b=tb, trans_a=int(la.trans), trans_b=int(lb.trans), **slices)
 
 
 LOWER = {Op.DOT: _dot}

@@ -44,8 +44,7 @@ class AllocateLocalStore:
                 decls = [op for op in func.body.ops if op.name == mtia.CB]
             cbs = [d.attrs for d in decls]
             for cb in cbs:
-                ahead = cb["producer"] in RUNS_AHEAD and cb["depth"] > 0
-                cb["slots"] = max(max(1, cb.get("stages", self.num_stages)) if ahead else 2, cb.get("min_slots", 1))
+                cb["slots"] = self.wished_slots(cb)
             total = sum(cb["slots"] * cb["bytes"] for cb in cbs)
             while total > budget:
                 cands = [cb for cb in cbs if cb["slots"] > cb.get("min_slots", 1)]
@@ -62,6 +61,22 @@ class AllocateLocalStore:
                 cb["base"] = base
                 base += cb["slots"] * cb["bytes"]
             func.attrs["mtia.ls_used"] = base
+
+    def wished_slots(self, cb: dict) -> int:
+        """The slots a storage wants before the local store's size is considered."""
+        ahead = cb["producer"] in RUNS_AHEAD and cb["depth"] > 0
+        return max(max(1, cb.get("stages", self.num_stages)) if ahead else 2, cb.get("min_slots", 1))
+
+    def fits_at_full_depth(self, module) -> bool:
+        """Whether every storage of the bufferized module gets the slots it wishes (nothing shrunk or
+        shared): the K coalescing's condition (pipeline.py)."""
+        budget = self.ls_bytes - SPILL_BYTES
+        for func in module.functions:
+            decls = [op.attrs for op in func.body.ops if op.name == mtia.CB]
+            align = self.slot_align
+            if sum(-(-cb["bytes"] // align) * align * self.wished_slots(cb) for cb in decls) > budget:
+                return False
+        return True
 
 
 def _too_big(func, decls, budget: int, config: str):
