@@ -84,3 +84,24 @@ def test_a_dot_without_accumulator_writes_fresh(opts):
     assert "se.fill" not in asm and "dpe.mm cb" in asm and ".push:f32[32x32]" in asm
     _fresh_dot[(1,)](a, b, c, BLOCK=32, mtia_options=opts)
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
+def _narrowed_while_input_lives(X, Out, Keep, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(X + r)
+    y = (x * 1.0009765625).to(tl.float16)       # the multiply writes f16 (a folded narrowing cast)...
+    tl.store(Out + r, y.to(tl.float32) * 3.0)
+    tl.store(Keep + r, x)                        # ...into a new slot, since x is still read after it
+
+
+@pytest.mark.parametrize("executor", ["mtia", "interpreter"])
+def test_a_narrowed_result_in_a_fresh_slot_is_rounded(executor):
+    """Failed before on MTIA, silently: a result written narrow got a fresh slot of its wide type when
+    its input lived on, so the f16 rounding was lost (0.29 off). The difftest found it through a
+    tl.dot that then saw f32 operands ("tl.dot of f32 by f16")."""
+    x = (np.random.default_rng(5).standard_normal(256) * 100).astype(np.float32)
+    out, keep = np.full_like(x, np.nan), np.full_like(x, np.nan)
+    _narrowed_while_input_lives[(1,)](x, out, keep, BLOCK=256, executor=executor)
+    np.testing.assert_array_equal(out, (x * np.float32(1.0009765625)).astype(np.float16).astype(np.float32) * 3)
+    np.testing.assert_array_equal(keep, x)

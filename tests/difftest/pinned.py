@@ -130,4 +130,21 @@ PINNED = [
     tl.static_assert(v2.dtype == tl.float16)
     tl.store(out2_ptr + (pid * 16 + tl.arange(0, 16)), v2)
 ''', [Array("x0", "f16", 16), Array("x1", "i16", 16), Array("out2", "f16", 16, True)])),
+    Pinned("narrowing_cast_of_an_se_result_whose_input_lives_on",
+           "tl.maximum of a bf16 block (f32) cast to f16 for a tl.dot, while the bf16 block is stored later: "
+           "fold_casts let the SE write the maximum as f16, but bufferize gave it a fresh slot of its f32 type "
+           "(in place only when the input dies), so the dot saw f32 operands and MTIA refused the kernel "
+           "(\"tl.dot of f32 by f16\"); an SE reader would have read the unrounded f32 values silently. Found by "
+           "the long run (batch seed 500016); closed: a fresh slot takes the type the result is written in.",
+           _case('''    pid = tl.program_id(0)
+    v0 = tl.load(x0_ptr + (pid * 16 + tl.arange(0, 16))[:, None] * 16 + tl.arange(0, 16)[None, :])
+    tl.static_assert(v0.dtype == tl.bfloat16)
+    v3 = tl.maximum(v0, v0)
+    tl.static_assert(v3.dtype == tl.float32)
+    v11 = tl.load(x6_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :])
+    v12 = tl.dot(v3.to(tl.float16), v11)
+    tl.store(out7_ptr + (pid * 16 + tl.arange(0, 16))[:, None] * 16 + tl.arange(0, 16)[None, :], v12)
+    tl.store(out8_ptr + (pid * 16 + tl.arange(0, 16))[:, None] * 16 + tl.arange(0, 16)[None, :], v0)
+''', [Array("x0", "bf16", 256), Array("x6", "f16", 256), Array("out7", "f32", 256, True),
+      Array("out8", "bf16", 256, True)])),
 ]

@@ -125,7 +125,10 @@ class _Planner:
 
     # ---- storages ---------------------------------------------------------------------------
     def new_storage(self, v: Value, home: Block, depth: int, producer: str) -> TileLoc:
-        dtype, shape = dtype_of(v.type), tile_shape(v.type)
+        op = v.owner if isinstance(v.owner, Operation) else None
+        # a result written narrow (a folded cast, map_engines' `mtia.writes`) is stored in that type
+        dtype = (op.attrs.get("mtia.writes") if op is not None else None) or dtype_of(v.type)
+        shape = tile_shape(v.type)
         if v in self.rotating:                  # pushed into the next slot of the loop's carried storage
             body, sid = self.rotating.pop(v)
             loc = TileLoc(sid, dtype, shape)
@@ -134,7 +137,6 @@ class _Planner:
             self.plan.storages[sid].min_slots = 2
             self.rotations.append((body, sid, v))
             return loc
-        op = v.owner if isinstance(v.owner, Operation) else None
         st = Buffer(len(self.plan.storages), v.name_hint or _default_name(op), nbytes(dtype, shape), producer, depth,
                     op.loc.line if op is not None and op.loc else None, home=home, defined_by=op)
         self.plan.storages.append(st)
