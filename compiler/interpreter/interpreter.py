@@ -7,6 +7,7 @@ evaluated by its entry in `ops.EVAL`. Programs run in Triton's interpreter order
 from __future__ import annotations
 
 import numpy as np
+from isa import float_minmax as minmax
 
 from ..errors import KernelRuntimeError, StepLimitError
 from ..ir.core import Block, Operation
@@ -142,7 +143,7 @@ def _simple_combine(op: Operation):
 
 
 _REDUCERS = {Op.ADDF: np.add, Op.ADDI: np.add, Op.MULF: np.multiply, Op.MULI: np.multiply,
-             Op.MAXNUMF: np.fmax, Op.MINNUMF: np.fmin, Op.MAXIMUMF: np.maximum, Op.MINIMUMF: np.minimum,
+             Op.MAXNUMF: minmax.fmax, Op.MINNUMF: minmax.fmin, Op.MAXIMUMF: minmax.maximum, Op.MINIMUMF: minmax.minimum,
              Op.MAXSI: np.maximum, Op.MINSI: np.minimum, Op.ANDI: np.bitwise_and, Op.ORI: np.bitwise_or,
              Op.XORI: np.bitwise_xor}
 
@@ -162,7 +163,7 @@ def _reduce(it: Interpreter, op: Operation):
     kind = _simple_combine(op)
     extreme = arg_extreme(op)
     if extreme is not None:
-        return _first_extreme(srcs[0], axis, np.fmax if extreme == "argmax" else np.fmin, op)
+        return _first_extreme(srcs[0], axis, minmax.fmax if extreme == "argmax" else minmax.fmin, op)
     if kind in _REDUCERS:
         dt = np_type(op.results[0].type)
         fn = _REDUCERS[kind]

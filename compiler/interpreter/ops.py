@@ -13,6 +13,8 @@ import math
 import ml_dtypes
 import numpy as np
 
+from isa import float_minmax as minmax
+
 from ..ir import types as T
 from ..ir.ops import Op
 
@@ -194,8 +196,8 @@ def _pow(a, b):
 
 for _name, _fn in {
     Op.ADDF: np.add, Op.SUBF: np.subtract, Op.MULF: np.multiply, Op.DIVF: np.divide, Op.PRECISE_DIVF: np.divide,
-    Op.REMF: np.fmod, Op.NEGF: np.negative, Op.MAXIMUMF: np.maximum, Op.MINIMUMF: np.minimum,
-    Op.MAXNUMF: np.fmax, Op.MINNUMF: np.fmin, Op.EXP: np.exp, Op.EXP2: np.exp2, Op.LOG: np.log,
+    Op.REMF: np.fmod, Op.NEGF: np.negative, Op.MAXIMUMF: minmax.maximum, Op.MINIMUMF: minmax.minimum,
+    Op.MAXNUMF: minmax.fmax, Op.MINNUMF: minmax.fmin, Op.EXP: np.exp, Op.EXP2: np.exp2, Op.LOG: np.log,
     Op.LOG2: np.log2, Op.SQRT: np.sqrt, Op.PRECISE_SQRT: np.sqrt, Op.RSQRT: lambda x: 1 / np.sqrt(x),
     Op.ABSF: np.abs, Op.ERF: _erf, Op.FLOOR: np.floor, Op.CEIL: np.ceil, Op.SIN: np.sin, Op.COS: np.cos,
     Op.TANH: np.tanh, Op.ROUNDEVEN: np.rint, Op.POWF: _pow, Op.ATAN2: np.arctan2,
@@ -367,7 +369,7 @@ def _store(ctx, op, args):
     return []
 
 
-_RMW = {"add": np.add, "fadd": np.add, "max": np.maximum, "min": np.minimum,
+_RMW = {"add": np.add, "fadd": np.add, "max": minmax.maximum, "min": minmax.minimum,
         "umax": _unsigned_pair(np.maximum), "umin": _unsigned_pair(np.minimum),
         "xchg": lambda old, v: v, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from isa import dma
+from isa import float_minmax as minmax
 from isa.types import DRAM_BASE, np_dtype
 
 from ..errors import SanitizerError
@@ -178,7 +179,7 @@ def rows(ctx, cmd):
 
 
 _RMW = {
-    "add": lambda old, x: old + x, "max": np.maximum, "min": np.minimum, "xchg": lambda old, x: x,
+    "add": lambda old, x: old + x, "max": minmax.maximum, "min": minmax.minimum, "xchg": lambda old, x: x,
     "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
 }
 

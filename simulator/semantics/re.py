@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from isa import re as re_isa
+from isa import float_minmax as minmax
 from isa.types import np_dtype
 
 from . import semantics
@@ -29,10 +30,10 @@ def _first_extreme(a: np.ndarray, ax: int, pick) -> np.ndarray:
 _REDUCE = {
     "sum": lambda a, ax: np.sum(a, axis=ax, dtype=_acc_dtype(a.dtype)),
     "prod": lambda a, ax: np.prod(a, axis=ax, dtype=_acc_dtype(a.dtype)),
-    "max": lambda a, ax: np.fmax.reduce(a, axis=ax),
-    "min": lambda a, ax: np.fmin.reduce(a, axis=ax),
-    "argmax": lambda a, ax: _first_extreme(a, ax, np.fmax),
-    "argmin": lambda a, ax: _first_extreme(a, ax, np.fmin),
+    "max": lambda a, ax: minmax.fmax.reduce(a, axis=ax),
+    "min": lambda a, ax: minmax.fmin.reduce(a, axis=ax),
+    "argmax": lambda a, ax: _first_extreme(a, ax, minmax.fmax),
+    "argmin": lambda a, ax: _first_extreme(a, ax, minmax.fmin),
     "and": lambda a, ax: np.bitwise_and.reduce(a, axis=ax),
     "or": lambda a, ax: np.bitwise_or.reduce(a, axis=ax),
     "xor": lambda a, ax: np.bitwise_xor.reduce(a, axis=ax),
@@ -50,7 +51,7 @@ def reduce(ctx, cmd):
     store(ctx, cmd, "out", np.reshape(r, ins.out.shape))
 
 
-_SCAN = {"sum": np.add, "prod": np.multiply, "max": np.fmax, "min": np.fmin}
+_SCAN = {"sum": np.add, "prod": np.multiply, "max": minmax.fmax, "min": minmax.fmin}
 
 
 @semantics(re_isa.ReScan)

@@ -177,11 +177,16 @@ def fli(core, ins):
 
 
 def _fminmax(pick):
+    """fmin.s / fmax.s: a NaN loses to a number, and -0.0 < +0.0 (Python's min and max return
+    either zero when they compare equal; isa/float_minmax.py)."""
     def fn(a, b):
         if math.isnan(a):
             return b
         if math.isnan(b):
             return a
+        if a == b:              # equal numbers are alike; of two zeros, max takes +0 and min -0
+            negative_a = math.copysign(1.0, a) < 0
+            return (b if negative_a else a) if pick is max else (a if negative_a else b)
         return pick(a, b)
     return fn
 

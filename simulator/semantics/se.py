@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from isa import se
+from isa import float_minmax as minmax
 from isa.types import np_dtype
 
 from . import semantics
@@ -84,8 +85,8 @@ UNARY = {
     se.SeIsnan: np.isnan, se.SeIsinf: np.isinf,
 }
 BINARY = {
-    se.SeAdd: np.add, se.SeSub: np.subtract, se.SeMul: np.multiply, se.SeMax: np.fmax, se.SeMin: np.fmin,
-    se.SeMaxNan: np.maximum, se.SeMinNan: np.minimum, se.SePow: _pow, se.SeAtan2: np.arctan2,
+    se.SeAdd: np.add, se.SeSub: np.subtract, se.SeMul: np.multiply, se.SeMax: minmax.fmax, se.SeMin: minmax.fmin,
+    se.SeMaxNan: minmax.maximum, se.SeMinNan: minmax.minimum, se.SePow: _pow, se.SeAtan2: np.arctan2,
     se.SeAnd: np.bitwise_and, se.SeOr: np.bitwise_or, se.SeXor: np.bitwise_xor,
     se.SeUmulhi: _umulhi,
 }

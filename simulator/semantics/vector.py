@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from isa import float_minmax as minmax
 from isa import vector as rvv
 from isa.instruction import REGISTRY
 
@@ -233,12 +234,7 @@ def int_binary(core, vec, ins):
 
 def _fminmax(a, b, is_max: bool):
     """IEEE 754-2019 minimumNumber/maximumNumber: nan loses to a number, and -0.0 < +0.0."""
-    out = (np.fmax if is_max else np.fmin)(a, b)
-    zeros = (a == 0) & (b == 0)
-    if zeros.any():
-        sa, sb = np.signbit(a[zeros]), np.signbit(b[zeros])
-        out[zeros] = np.where(sa & sb if is_max else sa | sb, -0.0, 0.0)
-    return out
+    return (minmax.fmax if is_max else minmax.fmin)(a, b)
 
 
 def _sgnj(a, b, how: str):
