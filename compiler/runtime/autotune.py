@@ -120,11 +120,16 @@ class Autotuner(_Wrapper):
         key += [str(v.dtype) for v in named.values() if isinstance(v, np.ndarray)]
         return tuple(key)
 
-    def _pruned(self, named: dict) -> list:
+    def _pruned(self, named: dict, kwargs: dict) -> list:
+        """`early_config_prune(configs, named_args, **kwargs)` as Triton calls it: the launch's keyword
+        arguments also by keyword (tutorial 09 reads its FLATTEN constexpr from them)."""
         configs = self.configs
         early = self.prune_configs_by.get("early_config_prune")
         if early is not None:
-            configs = list(early(configs, named))
+            configs = list(early(configs, named, **kwargs))
+            if not configs:
+                raise ValueError(f"{self.jit.__name__}: early_config_prune left no config to run; it must return "
+                                 f"at least one of the {len(self.configs)} configs")
         return configs
 
     def _bench(self, config: Config, args, kwargs, grid) -> float:
@@ -179,7 +184,7 @@ class Autotuner(_Wrapper):
         named = self._named(args, kwargs)
         key = self._key(named)
         if key not in self.best_configs:
-            self.best_configs[key] = self._tune(key, self._pruned(named), args, kwargs, grid)
+            self.best_configs[key] = self._tune(key, self._pruned(named, kwargs), args, kwargs, grid)
         cfg = self.best_configs[key]
         self.best_config = cfg
         full = {**kwargs, **cfg.all_kwargs()}
