@@ -5,11 +5,14 @@
     set_executor(...) / register_executor(...) / use_executor(...)
     register_stage(name, producer)       add a text stage (e.g. "mtia-asm") to every CompiledKernel
     device_array(x) / .to_host()         an array kept in simulated DRAM across launches (device.py)
+    driver.active                        what GPU host code asks of its driver: the torch device (CPU), the
+                                         target, the device's properties (driver.py)
 """
 from .autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from .compile import compile
 from .compiled import CompiledKernel, Stages, register_stage, unregister_stage
 from .device import DeviceArray, device_array
+from .driver import driver
 from .executor import (Executor, KernelArgs, LaunchOptions, RunRecord, get_executor, register_executor,
                        registered_executors, set_executor, use_executor)
 from .jit import JITFunction, jit, register_launch_keyword
@@ -19,4 +22,4 @@ __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics", "compi
            "register_stage", "unregister_stage", "Executor", "KernelArgs", "LaunchOptions", "RunRecord",
            "get_executor", "register_executor", "registered_executors", "set_executor", "use_executor",
            "JITFunction", "jit", "register_launch_keyword", "DeviceBuffer", "PointerArg", "DeviceArray",
-           "device_array", "TensorWrapper", "reinterpret"]
+           "device_array", "driver", "TensorWrapper", "reinterpret"]

@@ -1,0 +1,80 @@
+"""`triton.runtime.driver`: what host code written for a GPU asks of the active driver, answered for
+the simulated MTIA, so that a script such as Triton's tutorials ports by changing its imports:
+
+    DEVICE = triton.runtime.driver.active.get_active_torch_device()     # CPU torch tensors
+    triton.runtime.driver.active.get_current_target().backend             # "mtia"
+    triton.runtime.driver.active.utils.get_device_properties(0)           # PEs, local store, clock
+
+Tensors live on the host (torch's "cpu" device): a launch copies them into simulated memory
+(compiler/runtime/memory.py). The properties are the current config's (simulator.get_config()):
+`multiprocessor_count` is the number of PEs (a program runs on one PE, as a block on one SM),
+`max_shared_mem` a PE's local store, `warpSize` 1 (a PE's control core issues one instruction stream).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GPUTarget:
+    """Triton's target triple: backend name, architecture (the config's name) and warp size."""
+    backend: str
+    arch: str
+    warp_size: int
+
+
+class _Utils:
+    @staticmethod
+    def get_device_properties(device=0) -> dict:
+        from simulator import get_config
+        cfg = get_config()
+        return {"multiprocessor_count": cfg.num_pes, "max_shared_mem": cfg.ls_bytes, "warpSize": 1,
+                "sm_clock_rate": int(cfg.clock_ghz * 1e6),                       # kHz, as CUDA reports it
+                "mem_bus_width": 16 * cfg.dram.channels, "name": cfg.name}
+
+
+class ActiveDriver:
+    utils = _Utils()
+
+    def get_active_torch_device(self):
+        torch = sys.modules.get("torch")
+        if torch is None:
+            import torch                      # the caller wants torch tensors: it uses torch
+        return torch.device("cpu")
+
+    def get_current_device(self) -> int:
+        return 0
+
+    def set_current_device(self, device) -> None:
+        if device not in (0, None):
+            raise ValueError(f"device {device!r}: the simulator has one device, 0")
+
+    def get_current_stream(self, device=None) -> int:
+        return 0
+
+    def get_current_target(self) -> GPUTarget:
+        from simulator import get_config
+        return GPUTarget("mtia", get_config().name, 1)
+
+    def get_benchmarker(self):
+        from ..testing import do_bench
+        return do_bench
+
+    def is_active(self) -> bool:
+        return True
+
+
+class Driver:
+    def __init__(self):
+        self.active = ActiveDriver()
+        self.default = self.active
+
+    def set_active(self, driver) -> None:
+        self.active = driver
+
+    def reset_active(self) -> None:
+        self.active = self.default
+
+
+driver = Driver()
