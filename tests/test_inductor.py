@@ -35,6 +35,24 @@ def test_model_matches_eager_with_every_op_simulated(name):
     print(f"{name}: simulated in {report.wall_seconds:.1f} s")
 
 
+def test_an_ablated_switch_times_each_kernel_it_changes_without_it():
+    # the DLRM's pair gather z[:, li, lj] is a window box and a gather in the local store; with
+    # index_windows ablated its row says what the windows are worth, and only kernels it changes have one
+    from compiler.inductor import session
+    with pytest.raises(ValueError, match="unknown mtia_options 'windows'"):
+        with session.ablating(("windows",)):
+            pass
+    model, inputs = MODELS["dlrm"](rows=64)
+    with session.ablating(("index_windows",)):
+        out, report = ci.simulate(model, *inputs)
+    with torch.no_grad():
+        torch.testing.assert_close(out, model(*inputs), rtol=1e-4, atol=1e-5)
+    ablated = {k.name: k.ablations for k in report.kernels if k.ablations}
+    assert list(ablated) == [k.name for k in report.kernels if "index" in k.name and "cat" not in k.name], ablated
+    assert all(set(a) == {"index_windows"} and a["index_windows"] > 0 for a in ablated.values())
+    assert not any(k.ablations for k in ci.simulate(model, *inputs)[1].kernels)     # none outside `ablating`
+
+
 class _Bags(torch.nn.Module):
     """Every form of bag: offsets with bags of different sizes (one empty) in sum and max mode with a
     padding index, and fixed-size bags ([bags, L] indices) in mean mode and weighted sum mode."""

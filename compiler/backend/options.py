@@ -37,6 +37,11 @@ class BackendOptions:
     """A box DMA whose base register the same block then advances by a constant or loop-invariant step
     takes the auto-increment form (`inc=`) and the update goes (compiler/backend/command_forms.py);
     off: the control core computes each address and sends it with the command."""
+    index_windows: bool = True
+    """A load through indices that a `tl.device_assert` before it keeps inside a small window of each
+    row (DLRM's pair gather `z[:, li, lj]`) is one DMA box of the windows and a gather in the local
+    store (backend/windows.py), wherever the launch's windows stay inside the array (else that launch
+    takes the gathers: window_bounds.py); off: an element-wise DMA gather of the indexed elements."""
     command_contexts: bool = True
     """Each DMA and DPE command in a loop is issued through a command context of its own (`ctx=`), so
     it sends only the operands that changed since its last issue; off: every command sends all its

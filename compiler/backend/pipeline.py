@@ -44,7 +44,7 @@ def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = No
     return [
         ExpandCombine(),                     # reduce/scan combines the RE cannot run -> SE and MLU steps
         ScalarizeIterArgs(opts.remap_boxes),     # loop-carried pointer blocks -> scalar pointers
-        LowerMemory(target.dma_align, opts.remap_boxes, opts.mask_boxes),  # loads/stores -> box DMAs or gathers
+        LowerMemory(target.dma_align, opts.remap_boxes, opts.mask_boxes, opts.index_windows),  # -> box DMAs, gathers
         MaterializePointers(),               # any other pointer block -> address tiles and gathers
         CommonSubexpressionElimination(),
         *hoist,

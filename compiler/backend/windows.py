@@ -14,6 +14,11 @@ take the load's `other` afterwards. The facts come only from an assert in the sa
 load whose own mask, if any, is one of the load's mask's conjuncts. The box does not depend on the
 checked indices, so it is issued before the asserts (`issue_point`): its transfer overlaps the index
 loads and the checks, which make the control core wait for their result.
+
+The box reads every element the asserted range allows, not only those the indices name: a kernel whose
+assert allows more than its array holds would read past it, so each launch checks that its window
+boxes stay inside their arrays and takes the element gathers where one might not (window_bounds.py).
+The `index_windows` switch (options.py) turns windows off.
 """
 from __future__ import annotations
 

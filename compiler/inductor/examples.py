@@ -68,13 +68,14 @@ def make_decoder(rows=2, seq=16, seed=0):
     return DecoderBlock().eval(), (torch.randn(rows, seq, 64, generator=g),)
 
 
-def make_dlrm(rows=8, per_bag=3, dim=16, tables=(100, 80, 60), seed=0):
-    """Bags of `per_bag` indices each, one [rows, per_bag] index tensor per table (DLRM's fixed pooling)."""
+def make_dlrm(rows=8, per_bag=3, dim=16, tables=(100, 80, 60), dense=16, seed=0):
+    """Bags of `per_bag` indices each, one [rows, per_bag] index tensor per table (DLRM's fixed pooling),
+    and `dense` dense features per row."""
     g = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
-    model = DLRM(tables=tuple(tables), dim=dim).eval()
+    model = DLRM(dense=dense, tables=tuple(tables), dim=dim).eval()
     indices = [torch.randint(0, n, (rows, per_bag), generator=g) for n in model.tables]
-    return model, (torch.randn(rows, 16, generator=g), indices)
+    return model, (torch.randn(rows, dense, generator=g), indices)
 
 
 MODELS = {"mlp": make_mlp, "decoder": make_decoder, "dlrm": make_dlrm}

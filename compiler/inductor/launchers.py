@@ -125,10 +125,39 @@ class Launcher:
         before = (self.fn.compile_count, _backend_compiles(self.fn))
         start = time.perf_counter()
         cfg = self._tuned(bound, values, key)
-        record = self.fn[self.grid(bound, cfg)](*values, **cfg, numerics=numerics)
+        grid = self.grid(bound, cfg)
+        record = self.fn[grid](*values, **cfg, numerics=numerics)
         compiled = (self.fn.compile_count, _backend_compiles(self.fn)) != before
-        session.record_launch(self, record, cfg, compiled, time.perf_counter() - start, numerics)
+        wall = time.perf_counter() - start
+        ablations = self._ablations(values, grid, cfg, record) if numerics and session.ablated_switches() else {}
+        session.record_launch(self, record, cfg, compiled, wall, numerics, ablations)
         return record
+
+    def _ablations(self, values: list, grid: tuple, cfg: dict, record) -> dict:
+        """{switch: cycles with it off / cycles} for each ablated switch that changes this launch's
+        program (timing-only runs; broadcast reads are chosen at launch: that switch changes a program
+        where the launch broadcast)."""
+        from simulator import get_config
+
+        from ..runtime.mtia_executor import mtia_program
+        kernel = self.fn.run(*values, grid=grid, warmup=True, **cfg)
+        hw = get_config()
+
+        def code(switches):
+            return [ln for ln in mtia_program(kernel, hw, 3, switches)[0].to_asm().splitlines()
+                    if not ln.startswith(".meta")]
+        base = code(None)
+        out = {}
+        for sw in session.ablated_switches():
+            if sw in getattr(record, "switched_off", ()):       # the launch ran without it already
+                continue
+            changes = bool(getattr(record, "broadcast_reads", None)) if sw == "broadcast_reads" else \
+                code({sw: False}) != base
+            if not changes:
+                continue
+            off = self.fn.run(*values, grid=grid, numerics=False, _commit=False, mtia_options={sw: False}, **cfg)
+            out[sw] = off.cycles / record.cycles
+        return out
 
 
 def _backend_compiles(fn) -> int:

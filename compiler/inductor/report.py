@@ -22,6 +22,7 @@ class KernelRun:
     compiled: bool             # False: a cache hit (no frontend or backend compile)
     wall_seconds: float        # host time to compile (if it did) and simulate it
     report: object = field(default=None, repr=False, compare=False)   # the simulator's full Report
+    ablations: dict = field(default_factory=dict)   # switch -> cycles with it off / cycles (session.ablating)
 
     def as_row(self) -> dict:
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "report"}

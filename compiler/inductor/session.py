@@ -20,6 +20,7 @@ _ACTIVE: list = []
 # kernel name -> the ATen ops it came from (filled when Inductor defines the kernel)
 KERNEL_ORIGINS: dict[str, tuple] = {}
 _GRAPHS_RUNNING: list[Resident] = []    # the compiled graphs running now, each with its device-resident tensors
+_ABLATING: list[tuple] = []             # backend switches each launch is also timed without (`ablating`)
 
 
 class EagerOps(TorchDispatchMode):
@@ -83,14 +84,33 @@ def recording():
         rec.report.not_simulated.update(eager.ops)
 
 
-def record_launch(launcher, record, blocks: dict, compiled: bool, wall: float, numerics: bool) -> None:
+@contextmanager
+def ablating(switches):
+    """Inside, every launch whose program a backend switch (compiler/backend/options.py) changes is run
+    once more, timing-only, with that switch off: its KernelRun's `ablations` holds, per switch, the
+    cycles off over the cycles on (what the optimisation is worth in that kernel)."""
+    from ..backend.options import BackendOptions
+    BackendOptions.of({s: False for s in switches})        # unknown names are refused here
+    _ABLATING.append(tuple(switches))
+    try:
+        yield
+    finally:
+        _ABLATING.pop()
+
+
+def ablated_switches() -> tuple:
+    return tuple(dict.fromkeys(s for group in _ABLATING for s in group))
+
+
+def record_launch(launcher, record, blocks: dict, compiled: bool, wall: float, numerics: bool,
+                  ablations: dict | None = None) -> None:
     if not numerics:        # an autotuning trial, not part of the model run
         return
     roofline = record.roofline
     run = KernelRun(name=launcher.name, aten_ops=KERNEL_ORIGINS.get(launcher.name, ()), kind=launcher.kind,
                     grid=record.grid, blocks=dict(blocks), cycles=int(record.cycles), seconds=float(record.seconds),
                     roofline_fraction=float(roofline.fraction), bound=str(roofline.bound), compiled=compiled,
-                    wall_seconds=wall, report=record.report)
+                    wall_seconds=wall, report=record.report, ablations=dict(ablations or {}))
     for rec in _ACTIVE:
         rec.report.kernels.append(run)
 

@@ -65,6 +65,8 @@ class MtiaRunRecord(RunRecord):
     utilization: dict = field(default_factory=dict)
     report: object = field(default=None, repr=False)
     broadcast_reads: dict = field(default_factory=dict)    # kernel line of each broadcast load -> group size
+    # switches the launch turned off itself: ("index_windows",) where a window would leave its array
+    switched_off: tuple = ()
 
     def __str__(self) -> str:
         return str(self.report)
@@ -98,22 +100,32 @@ def _compiled(compiled, cfg, num_stages: int, options):
 
 
 def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: LaunchOptions):
-    """(program, broadcasts) of one launch. With the `broadcast_reads` switch on, the box loads that
-    the programs running together read alike become broadcast reads (compiler/backend/broadcast.py);
-    `broadcasts` maps each one's kernel line to its group size."""
-    from ..backend import broadcast
+    """(program, broadcasts, switched_off) of one launch. A window box that could read outside its array
+    in this launch makes it take the program without windows (compiler/backend/window_bounds.py). With
+    the `broadcast_reads` switch on, the box loads that the programs running together read alike become
+    broadcast reads (compiler/backend/broadcast.py); `broadcasts` maps each one's kernel line to its
+    group size; `switched_off` names the switches the launch turned off itself."""
+    from dataclasses import replace
+
+    from ..backend import broadcast, window_bounds
     from ..backend.options import BackendOptions
     from ..backend.pipeline import emit_program
     switches = BackendOptions.of(options.extra.get("mtia_options"))
     prog, _, module = _compiled(compiled, cfg, options.num_stages, switches)
-    if not switches.broadcast_reads:
-        return prog, {}
     func = module.functions[0]
     values = [v.address if isinstance(v, PointerArg) else v for v in args.values]
     buffers = [v.buffer if isinstance(v, PointerArg) else None for v in args.values]
+    off = ()
+    if window_bounds.window_boxes(func) and not window_bounds.inside(func, grid, values, buffers,
+                                                                     options.pe_mapping, cfg.num_pes):
+        switches, off = replace(switches, index_windows=False), ("index_windows",)
+        prog, _, module = _compiled(compiled, cfg, options.num_stages, switches)
+        func = module.functions[0]
+    if not switches.broadcast_reads:
+        return prog, {}, off
     chosen = broadcast.plan(func, grid, values, buffers, options.pe_mapping, cfg.num_pes, cfg.grid.cols)
     if not chosen:
-        return prog, {}
+        return prog, {}, off
     cache = compiled.__dict__.setdefault("_mtia_broadcast", {})
     key = (id(prog), tuple(sorted(chosen.items())))
     hit = cache.get(key)
@@ -124,7 +136,7 @@ def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: Launch
             loads[i].attrs["bcast"] = size
         hit = cache[key] = emit_program(copy, cfg, dict(prog.meta, broadcast_reads=len(chosen)), switches)[0]
     loads = broadcast.box_loads(func)
-    return hit, {(loads[i].loc.line if loads[i].loc else i): size for i, size in chosen.items()}
+    return hit, {(loads[i].loc.line if loads[i].loc else i): size for i, size in chosen.items()}, off
 
 
 class MtiaExecutor:
@@ -141,7 +153,7 @@ class MtiaExecutor:
             machine = Machine(get_config(), numerics=options.extra.get("numerics", self.numerics))
         cfg = machine.cfg
         check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, cfg.num_pes)
-        prog, broadcasts = launch_program(compiled, cfg, grid, args, options)
+        prog, broadcasts, switched_off = launch_program(compiled, cfg, grid, args, options)
         values = {}
         for decl, v in zip(prog.args, args.values):
             values[decl.name] = v.address if isinstance(v, PointerArg) else v
@@ -165,7 +177,7 @@ class MtiaExecutor:
                              seconds=rep.seconds, wall_seconds=time.perf_counter() - start,
                              programs=grid[0] * grid[1] * grid[2], numerics=machine.numerics, config=cfg.name,
                              roofline=rep.roofline, utilization=rep.utilization, report=rep,
-                             broadcast_reads=broadcasts)
+                             broadcast_reads=broadcasts, switched_off=switched_off)
 
 
 register_executor("mtia", MtiaExecutor())

@@ -33,10 +33,12 @@ class LowerMemory:
     """tt.load / tt.store / tt.atomic_* / descriptor loads and stores -> mtia DMA ops. A box whose base
     is not provably `align_bytes`-aligned (the target's DMA alignment) is marked unaligned. Switches
     (compiler/backend/options.py): `remap_boxes` off makes wrapped and clamped rows gathers, `mask_boxes`
-    off makes every masked access a gather or scatter under its mask."""
+    off makes every masked access a gather or scatter under its mask, `index_windows` off makes loads
+    through checked indices element-wise gathers, not windows."""
     align_bytes: int
     remap_boxes: bool = True
     mask_boxes: bool = True
+    index_windows: bool = True
     name: ClassVar[str] = "lower-memory"
 
     def run(self, module) -> None:
@@ -272,7 +274,7 @@ def _lower_load(op: Operation, lm: LowerMemory) -> None:
         op.result.replace_all_uses_with(val)
         op.erase()
         return
-    win = windows.find(op) if box is not None else None
+    win = windows.find(op) if box is not None and lm.index_windows else None
     if win is not None:
         val = _window_load(b, op, win, box, lm)
         val.name_hint = op.result.name_hint
@@ -308,8 +310,9 @@ def _window_load(b: Builder, op: Operation, win, box: BoxMask, lm: LowerMemory) 
     p, strides, valid = _box_operands(b, aff, wbox, ld_shape)
     isz = op.ptr.type.scalar.element_ty.itemsize
     remap, remap_attrs = _remap_operands(b, aff)
+    # `window`: the box may read elements no index names; the launch checks it stays in the array
     attrs = {"rank": len(aff.shape), "unaligned": not _box_aligned(aff, isz, lm.align_bytes), "pad": 0,
-             **remap_attrs}
+             "window": True, **remap_attrs}
     val = b.create1(mtia.LOAD_BOX, [p, *strides, *valid, *remap], out_t.with_shape(ld_shape), attrs)
     if bdims:
         val = b.create1(Op.BROADCAST, [val], out_t.with_shape(aff.shape))
