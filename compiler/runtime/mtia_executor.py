@@ -116,8 +116,7 @@ def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: Launch
     values = [v.address if isinstance(v, PointerArg) else v for v in args.values]
     buffers = [v.buffer if isinstance(v, PointerArg) else None for v in args.values]
     off = ()
-    if window_bounds.window_boxes(func) and not window_bounds.inside(func, grid, values, buffers,
-                                                                     options.pe_mapping, cfg.num_pes):
+    if not window_bounds.inside(func, grid, values, buffers, options.pe_mapping, cfg.num_pes):   # (True: no windows)
         switches, off = replace(switches, index_windows=False), ("index_windows",)
         prog, _, module = _compiled(compiled, cfg, options.num_stages, switches)
         func = module.functions[0]
