@@ -29,6 +29,7 @@ from . import launch
 from .errors import DeadlockError, ProgramError
 from .event_loop import Environment
 from .memory.global_memory import GlobalMemory
+from .pe import scalar_blocks
 from .pe.pe import PE
 from .report import Report, build_report
 from .semantics import load_all
@@ -125,8 +126,9 @@ class Machine:
                                f"every program on its own PE at once: the grid has {n} programs for "
                                f"{len(self.pes)} PEs")
         self._active = sum(1 for pids in assignment if len(pids))
+        runs = scalar_blocks.runs(program)          # straight-line integer code, one function a run
         for pe, pids in zip(self.pes, assignment):
-            pe.setup(program, remote)
+            pe.setup(program, remote, runs)
             pe.pids = pids
             if len(pids):
                 pe.core.start(pids, lambda pid: regs)

@@ -20,7 +20,7 @@ from .re import resolve_send
 from .vector_core import VectorCore
 from isa.re import ReSend
 
-SCALAR, ENGINE, BLOCKING = 0, 1, 2
+SCALAR, ENGINE, BLOCKING, RUN = 0, 1, 2, 3
 
 
 class ControlCore:
@@ -84,12 +84,19 @@ class ControlCore:
                                    f"the end of the program (pc {pc}); end each program with halt")
                 fn, ins, what, engine = code[pc]
                 self.pc = pc
+                if what == RUN:              # a run of pure integer instructions (scalar_blocks.py)
+                    fn(self.x)
+                    self.instructions += engine         # (its length)
+                    if self.instructions > stop_at:
+                        raise StepLimitError(self._step_limit_text(ins, limit))
+                    cpi = self.cpi
+                    for _ in range(engine):             # one addition each, as one at a time
+                        t += cpi
+                    pc += engine
+                    continue
                 self.instructions += 1
                 if self.instructions > stop_at:
-                    raise StepLimitError(f"{self.where(ins)}: the program ran more than {limit} steps (control-core "
-                                         f"instructions) and was stopped here: it seems never to end. If it really "
-                                         f"runs that long, raise the limit (the max_steps= launch option, or "
-                                         f"MTIASIM_MAX_STEPS)")
+                    raise StepLimitError(self._step_limit_text(ins, limit))
                 if what == SCALAR:
                     nxt = fn(self, ins)
                     t += self.cpi + self.extra
@@ -131,6 +138,11 @@ class ControlCore:
                 machine.progress.update(1)
         yield from self.fence()
         self.finished = True
+
+    def _step_limit_text(self, ins, limit: int) -> str:
+        return (f"{self.where(ins)}: the program ran more than {limit} steps (control-core instructions) and "
+                f"was stopped here: it seems never to end. If it really runs that long, raise the limit (the "
+                f"max_steps= launch option, or MTIASIM_MAX_STEPS)")
 
     # ---- blocking helpers (used by cb/sync semantics) -------------------------------------------
     def wait(self, ev, why):
@@ -188,11 +200,17 @@ class ControlCore:
                              f"store [0, {ls.size:#x}) and below global memory ({SRAM_BASE:#x}..)")
 
 
-def compile_code(pe, program) -> list:
+def compile_code(pe, program, scalar_runs: dict | None = None) -> list:
     """(semantics function, instruction, kind, engine) for each instruction, looked up once; for a
-    command, its issue plan in place of the function."""
+    command, its issue plan in place of the function; where a run of pure integer instructions
+    starts (`scalar_runs`, from scalar_blocks.runs), (the run's function, its first instruction,
+    RUN, its length)."""
     code = []
     for i, ins in enumerate(program.instrs):
+        if scalar_runs and i in scalar_runs:
+            fn, n = scalar_runs[i]
+            code.append((fn, ins, RUN, n))
+            continue
         cls = type(ins)
         unit = cls.unit
         if unit in ENGINES:
