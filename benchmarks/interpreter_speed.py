@@ -7,7 +7,10 @@ The kernel is the matmul tutorial's (compiler/kernels/matmul_tutorial.py, its 12
 `% M` wrapped rows): its source is compiled by our @jit for the simulator (MTIA 2i, numerics on:
 the results computed and the cycles counted), and the same text is handed to Triton's @jit under
 TRITON_INTERPRET=1, which runs it with numpy on CPU torch tensors. Both start cold, their modules
-imported: our time includes compiling the kernel, Triton's its interpreter's first-call work. Each
+imported: our time includes compiling the kernel, Triton's its interpreter's first-call work. Both
+run their numpy matmuls on one BLAS thread (the simulator always does): the interpreter's dots are
+numpy matmuls whose BLAS threads spin when other work shares the cores, so on a loaded machine its
+time grows tenfold (16 ms a dot where 0.1 ms) and the ratio would flatter the simulator. Each
 side's output is checked against numpy; the lines give wall and CPU seconds (CPU of all threads:
 torch's may run several) and their ratios, the fastest of `--repeat` runs of each. On a shared
 machine compare the CPU seconds: other processes inflate wall time, not CPU time.
@@ -22,6 +25,7 @@ import time
 os.environ["TRITON_INTERPRET"] = "1"      # read when triton is imported: its @jit then interprets
 
 import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language  # noqa: E402
@@ -68,7 +72,8 @@ def theirs(a, b, c):
     size = a.shape[0]
     ta, tb, tc = (torch.from_numpy(x) for x in (a, b, c))      # views: the kernel writes into c
     grid = (triton.cdiv(size, 128) ** 2,)
-    wall, cpu = timed(lambda: kernel[grid](ta, tb, tc, size, size, size, size, 1, size, 1, size, 1, **BLOCKS))
+    with threadpool_limits(1, "blas"):
+        wall, cpu = timed(lambda: kernel[grid](ta, tb, tc, size, size, size, size, 1, size, 1, size, 1, **BLOCKS))
     return wall, cpu
 
 
@@ -83,7 +88,7 @@ def main(argv=None) -> int:
     want = x.astype(np.float32) @ y.astype(np.float32)
     print(f"the matmul tutorial's kernel at {a.size}^3 (128x128x64 blocks): our simulator ({get_config().name}, "
           f"numerics and timing) vs Triton {triton.__version__}'s interpreter (TRITON_INTERPRET=1, torch "
-          f"{torch.__version__}), {os.cpu_count()} CPUs")
+          f"{torch.__version__}), {os.cpu_count()} CPUs, one BLAS thread each")
     best = {}
     for _ in range(a.repeat):
         for side in ("ours", "theirs"):
