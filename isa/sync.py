@@ -1,7 +1,7 @@
 """Program identity, ordering and debugging: what a kernel asks of the PE it runs on."""
 from __future__ import annotations
 
-from .fields import Imm, Text, XReg, choice
+from .fields import Imm, Text, XList, XReg, choice
 from .instruction import Instr, instruction
 
 
@@ -10,6 +10,19 @@ class Pid(Instr):
     """rd = this program instance's id along grid axis `axis` (0, 1 or 2)."""
     rd: XReg
     axis: Imm
+
+
+@instruction("mtia.next_pid", "sync")
+class NextPid(Instr):
+    """Job replace, for a persistent program that runs all the program ids mapped to its PE in one
+    pass over its code: take this PE's next program id of the launch. rd = 1, `mtia.pid` reads the
+    new id, and the registers start over as at a program's start (the argument registers hold the
+    launch's arguments, every other x and f register and the vector state are cleared), except the
+    x registers listed in `keep`, which carry values from one program to the next. rd = 0, and
+    nothing else changes, when the PE has no program left. The programs of a PE are known at launch
+    (the pe mapping); ISCA'25: the work-queue engine replaces a job in under 0.5 us."""
+    rd: XReg
+    keep: XList = ()
 
 
 @instruction("mtia.nprog", "sync")

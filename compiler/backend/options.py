@@ -52,6 +52,13 @@ class BackendOptions:
     over both halves (`kslices=2`: the same sums and rounding, the same DPE time), where the doubled
     tiles fit the local store at full depth (compiler/backend/passes/coalesce_k.py); off: three commands
     per K step, as written."""
+    defer_stores: bool = True
+    """A program whose result leaves in one final store of a tile a loop accumulates (a matmul's C)
+    runs as a persistent program over its PE's program ids (`mtia.next_pid`), and each program's
+    final store is issued by the next program on the PE after that one's first loads, so that the
+    loads do not wait in the DMA's queue behind a store that waits for the epilogue
+    (compiler/backend/defer_store.py); decided at launch where no array read is one written. Off:
+    each program's store precedes the next program's loads."""
 
     @staticmethod
     def names() -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from ..ir import print_module, reprint, verify
 from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 from .codegen.generate import Codegen
 from .command_forms import apply_command_forms
+from .defer_store import defer_final_store
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
 from .passes.bufferize import Bufferize
 from .passes.coalesce_k import CoalesceK, may_apply
@@ -131,4 +132,6 @@ def emit_program(module, cfg, meta: dict | None = None,
     prog.meta.update({"lines": lines, "ls_bytes": func.attrs.get("mtia.ls_used", 0), "spills": spills,
                       "config": cfg.name})
     apply_command_forms(prog, opts.auto_increment, cfg.pe.command_contexts if opts.command_contexts else 0)
+    if opts.defer_stores:
+        defer_final_store(prog)
     return prog, g.cpp.text(), g.llvm.text()

@@ -107,7 +107,7 @@ def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: Launch
     group size; `switched_off` names the switches the launch turned off itself."""
     from dataclasses import replace
 
-    from ..backend import broadcast, window_bounds
+    from ..backend import broadcast, defer_store, window_bounds
     from ..backend.options import BackendOptions
     from ..backend.pipeline import emit_program
     switches = BackendOptions.of(options.extra.get("mtia_options"))
@@ -118,6 +118,10 @@ def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: Launch
     off = ()
     if not window_bounds.inside(func, grid, values, buffers, options.pe_mapping, cfg.num_pes):   # (True: no windows)
         switches, off = replace(switches, index_windows=False), ("index_windows",)
+        prog, _, module = _compiled(compiled, cfg, options.num_stages, switches)
+        func = module.functions[0]
+    if switches.defer_stores and prog.meta.get("persistent") and not defer_store.safe(func, buffers):
+        switches, off = replace(switches, defer_stores=False), off + ("defer_stores",)
         prog, _, module = _compiled(compiled, cfg, options.num_stages, switches)
         func = module.functions[0]
     if not switches.broadcast_reads:

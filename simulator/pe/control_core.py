@@ -43,6 +43,9 @@ class ControlCore:
         self.blocked_on = None       # what the core waits for, for deadlock reports
         self.finished = False
         self.busy = 0.0
+        self.todo = iter(())         # the program ids left to run on this PE (run, next_program)
+        self.args_for = None
+        self.stop_at = 0
 
     # ---- program ------------------------------------------------------------------------------
     def load_program(self, program, code) -> None:
@@ -64,18 +67,12 @@ class ControlCore:
         launch = pe.cfg.launch_cycles
         if launch:                       # the job's descriptor reaches this PE (ISCA'25: under 1 us)
             yield env.timeout(launch)
-        for index in pids:
-            pid = program_id(int(index), machine.grid)
-            self.pid = pid
-            stop_at = self.instructions + limit         # the step limit, one comparison per instruction
-            self.x = [0] * 32
-            self.f = [0.0] * 32
-            self.vec.reset()
-            for reg, val in args_for(pid):
-                if reg[0] == "x":
-                    self.x[int(reg[1:])] = val
-                else:
-                    self.f[int(reg[1:])] = val
+        self.todo = iter(pids)          # (a persistent program takes the next ones itself: mtia.next_pid)
+        self.args_for = args_for
+        for index in self.todo:
+            self.begin(index)
+            pid = self.pid
+            stop_at = self.stop_at          # the step limit, one comparison per instruction
             pc = 0
             t = 0.0
             while True:
@@ -130,6 +127,8 @@ class ControlCore:
                     r = fn(self, ins)
                     if isinstance(r, types.GeneratorType):
                         yield from r
+                    stop_at = self.stop_at          # (mtia.next_pid starts a program's count again)
+                    pid = self.pid
                 pc += 1
             if t:
                 yield env.timeout(t)
@@ -138,6 +137,32 @@ class ControlCore:
                 machine.progress.update(1)
         yield from self.fence()
         self.finished = True
+
+    def begin(self, index) -> None:
+        """Start program `index` (a linear index into the grid): its id, its step count, and the
+        registers as the launch sets them (the arguments; everything else cleared)."""
+        pid = program_id(int(index), self.pe.machine.grid)
+        self.pid = pid
+        self.stop_at = self.instructions + self.pe.machine.steps_limit
+        self.x = [0] * 32
+        self.f = [0.0] * 32
+        self.vec.reset()
+        for reg, val in self.args_for(pid):
+            if reg[0] == "x":
+                self.x[int(reg[1:])] = val
+            else:
+                self.f[int(reg[1:])] = val
+
+    def next_program(self) -> bool:
+        """Job replace (`mtia.next_pid`): begin this PE's next program id, if it has one left."""
+        index = next(self.todo, None)
+        if index is None:
+            return False
+        progress = self.pe.machine.progress
+        if progress is not None:
+            progress.update(1)
+        self.begin(index)
+        return True
 
     def _step_limit_text(self, ins, limit: int) -> str:
         return (f"{self.where(ins)}: the program ran more than {limit} steps (control-core instructions) and "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from isa import cb as cbi
 from isa import sync
+from isa.types import X
 
 from ..errors import DeviceAssertionError, SanitizerError
 from ..pe.command_processor import check_pop
@@ -80,6 +81,17 @@ def wrptr(core, ins):
 @semantics(sync.Pid)
 def pid(core, ins):
     _set(core, ins.rd, core.pid[ins.axis])
+
+
+@semantics(sync.NextPid)
+def next_pid(core, ins):
+    if any(not isinstance(e, X) for e in ins.keep):
+        raise SanitizerError(f"{core.where(ins)}: keep lists x registers only, got {list(ins.keep)}")
+    keep = [(e.n, core.x[e.n]) for e in ins.keep]
+    more = core.next_program()
+    for n, v in keep:
+        core.x[n] = v
+    _set(core, ins.rd, int(more))
 
 
 @semantics(sync.Nprog)

@@ -1,0 +1,250 @@
+"""Deferred result stores, on the register-allocated program: a program whose result leaves in one
+final store of a tile that a loop accumulates (a matmul's C tile) runs as a persistent program over
+the program ids of its PE, and each program's final store is issued by the next program on the PE,
+once that program has issued its first loads.
+
+Why: a PE runs its programs one after another, and its DMA starts transfers in program order. The
+final store waits for the epilogue (the SE converting the f32 accumulator to f16), so the next
+program's first loads, queued behind it, start only when the conversion is done, and the DPE waits
+for the conversion and then for a full refill of its operand buffers (on MTIA 2i at 2048^3 with
+128x128 tiles: about 2,200 DPE-idle cycles at each program boundary, all 64 PEs refilling from the
+SRAM at once). With the store issued after the next program's first loads, those loads run while
+the SE converts; the store still goes in program order after them.
+
+    li x21, 0                         ; no store pending
+  top:                                ; (the program as compiled)
+    ...
+    beq x21, x0, skip_1               ; before each command that reads the result's CB:
+    dma.out cb0.pop:..., x22, [x23, 1], valid=[x24, x25]   ; the previous program's store
+    li x21, 0
+  skip_1:
+    dpe.mm cb0.acc:..., ...
+    ...
+    se.mov cb0.acc:f16[..], cb0.keep:f32[..]
+    mv x22, x2 ; mv x23, x9 ; ...     ; the final store's operands kept
+    li x21, 1                         ; its store pending
+  end:
+    mtia.next_pid x26, [x21, x22, x23, x24, x25]    ; the PE's next program (job replace)
+    bne x26, x0, top
+    beq x21, x0, done
+    dma.out cb0.pop:..., x22, [x23, 1], valid=[x24, x25]   ; the PE's last program's store
+  done:
+    halt
+
+The pending store pops the result's CB before any later command reads that CB, so every command
+resolves the same slots as before: the next program's pushes into the CB before that point (the
+accumulator's zero fill) need a free slot, so the CB needs one more slot than they take.
+
+Where it applies (`applies`): the final command is a box store (`dma.out`) popping a CB that some
+command inside a loop reads, and the program has the free registers; none of barriers, fences,
+atomics, cross-PE sends or computed jumps. At launch (`safe`): the kernel's reads and writes of
+memory are box and element-wise DMAs whose arrays are known, and no array it reads is one it
+writes (a later program's load could otherwise overtake an earlier program's store of the same
+bytes), as for broadcast reads.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from isa import cb as cbi
+from isa import dma, re as rei, sync
+from isa import fields as K
+from isa import scalar as riscv
+from isa.instruction import ENGINES
+from isa.types import Tile, X
+
+from ..ir.ops import Op
+from . import dialect as mtia
+from .broadcast import _roots
+from .command_forms import JUMPS, reads_writes
+from .regalloc import BRANCHES
+
+SYNCHRONISING = (sync.Barrier, sync.Fence, sync.NextPid, dma.DmaAtomic, dma.DmaCas, rei.ReSend, riscv.Jal,
+                 riscv.Jalr)
+CB_CORE_OPS = (cbi.CbReserve, cbi.CbPush, cbi.CbWait, cbi.CbPop, cbi.CbRdptr, cbi.CbWrptr)
+# the memory ops a kernel may have for its stores to be deferred (all others are refused)
+_READS = (mtia.LOAD_BOX, mtia.GATHER)
+_WRITES = (mtia.STORE_BOX, mtia.SCATTER)
+_OTHER_MEMORY = frozenset((mtia.ATOMIC, mtia.CAS, Op.LOAD.value, Op.STORE.value, Op.ATOMIC_RMW.value,
+                           Op.ATOMIC_CAS.value, Op.DESCRIPTOR_LOAD.value, Op.DESCRIPTOR_STORE.value,
+                           Op.RE_REDUCE.value, Op.DEBUG_BARRIER.value))
+
+
+def safe(func, buffers: list) -> bool:
+    """Whether this launch may defer stores: the kernel's memory accesses are box and element-wise
+    DMAs through known arguments, and none reads an array (`buffers`: one per argument, None for
+    scalars) that one writes."""
+    ops = list(func.walk())
+    if any(op.name in _OTHER_MEMORY for op in ops):
+        return False
+    written = [_roots(op.operands[0]) for op in ops if op.name in _WRITES]
+    read = [_roots(op.operands[0]) for op in ops if op.name in _READS]
+    if any(r is None for r in written + read):
+        return False
+    out = {id(buffers[a.index]) for roots in written for a in roots}
+    return not any(id(buffers[a.index]) in out for roots in read for a in roots)
+
+
+def _tiles(ins):
+    return [getattr(ins, name) for name, _, _ in type(ins).fields if isinstance(getattr(ins, name), Tile)]
+
+
+def _loops(prog) -> list[tuple[int, int]]:
+    """(head, back edge) of each loop: a branch or jump to a label at or before it."""
+    out = []
+    for j, ins in enumerate(prog.instrs):
+        if isinstance(ins, (*JUMPS, *BRANCHES)):
+            h = prog.labels[ins.target]
+            if h <= j:
+                out.append((h, j))
+    return out
+
+
+def _plan(prog):
+    """(index of the final store, its CB, indices of the commands that read the CB) where the
+    rewrite applies, else None."""
+    instrs = prog.instrs
+    if not instrs or type(instrs[-1]) is not riscv.Halt or any(type(i) is riscv.Halt for i in instrs[:-1]):
+        return None
+    if any(isinstance(i, SYNCHRONISING) for i in instrs):
+        return None
+    s = len(instrs) - 2
+    store = instrs[s] if s >= 0 else None
+    if type(store) is not dma.DmaOut or store.src.mode != "pop" or store.src.offset or store.ctx or store.inc != 0:
+        return None
+    if any(i == s for i in prog.labels.values()):       # (a branch straight to the store: keep it simple)
+        return None
+    cb = store.src.cb
+    decl = next((d for d in prog.cbs if d.id == cb), None)
+    if decl is None or decl.slots < 2:
+        return None
+    if any(isinstance(i, CB_CORE_OPS) and i.cb == cb for i in instrs):
+        return None
+    loops = _loops(prog)
+
+    def in_loop(i):
+        return any(h <= i <= j for h, j in loops)
+    readers, pushes = [], 0
+    for i, ins in enumerate(instrs[:s]):
+        if type(ins).unit not in ENGINES:
+            continue
+        for t in _tiles(ins):
+            if t.cb != cb:
+                continue
+            if t.mode == "push":
+                if not readers:          # pushed before the pending store pops: once, outside loops
+                    if in_loop(i):
+                        return None
+                    pushes += 1
+            elif i not in readers:
+                readers.append(i)
+    if not readers or pushes > decl.slots - 1 or not any(in_loop(i) for i in readers):
+        return None
+    return s, cb, readers
+
+
+def _free_regs(prog, n: int) -> list[int] | None:
+    used = {0}
+    for ins in prog.instrs:
+        r, w = reads_writes(ins)
+        used |= r | w
+    for a in prog.args:
+        if a.reg.startswith("x"):
+            used.add(int(a.reg[1:]))
+    free = [r for r in range(1, 32) if r not in used]
+    return free[:n] if len(free) >= n else None
+
+
+def _rename(ins, regs: dict[int, int]):
+    """`ins` with the x registers it reads renamed by `regs`."""
+    changes = {}
+    for name, kind, _ in type(ins).fields:
+        v = getattr(ins, name)
+        if isinstance(v, X):
+            changes[name] = X(regs.get(v.n, v.n))
+        elif kind is K.XReg:
+            changes[name] = regs.get(v, v)
+        elif isinstance(v, tuple):
+            changes[name] = tuple(X(regs.get(e.n, e.n)) if isinstance(e, X) else e for e in v)
+    return dataclasses.replace(ins, **changes)
+
+
+def _fresh(prog, stem: str) -> str:
+    n = 1
+    while f"{stem}_{n}" in prog.labels:
+        n += 1
+    return f"{stem}_{n}"
+
+
+def defer_final_store(prog) -> bool:
+    """Rewrite `prog` in place (module docstring) where it applies; returns whether it did."""
+    plan = _plan(prog)
+    if plan is None:
+        return False
+    s, cb, readers = plan
+    store = prog.instrs[s]
+    operands = sorted(reads_writes(store)[0])
+    regs = _free_regs(prog, len(operands) + 2)
+    if regs is None:
+        return False
+    pending, more, kept = regs[0], regs[1], regs[2:]
+    saved = dict(zip(operands, kept))
+    deferred = _rename(store, saved)
+    lines = prog.meta.get("lines")
+    line_of = (lambda i: lines[i]) if lines is not None else (lambda i: None)
+    store_line = line_of(s)
+    out: list = []               # (instruction, source line)
+    labels_at: dict[int, list[str]] = {}
+    for name, i in prog.labels.items():
+        labels_at.setdefault(i, []).append(name)
+    new_labels: dict[str, int] = {}
+
+    def label(name):
+        new_labels[name] = len(out)
+    out.append((riscv.Li(rd=pending, imm=0), store_line))
+    top_name = _fresh(prog, "persistent")
+    label(top_name)
+    readers_set = set(readers)
+    for i, ins in enumerate(prog.instrs[:s]):
+        if i in readers_set:
+            for name in labels_at.get(i, []):
+                label(name)
+            skip = _fresh(prog, "stored")
+            prog.labels[skip] = -1              # (reserve the name)
+            out.append((riscv.Beq(rs1=pending, rs2=0, target=skip), store_line))
+            out.append((deferred, store_line))
+            out.append((riscv.Li(rd=pending, imm=0), store_line))
+            label(skip)
+        else:
+            for name in labels_at.get(i, []):
+                label(name)
+        out.append((ins, line_of(i)))
+    # the final store: its operands kept, pending
+    for name in labels_at.get(s, []):
+        label(name)
+    flush = _fresh(prog, "stored")
+    prog.labels[flush] = -1
+    out.append((riscv.Beq(rs1=pending, rs2=0, target=flush), store_line))   # (a store no reader flushed)
+    out.append((deferred, store_line))
+    label(flush)
+    for r in operands:
+        out.append((riscv.Mv(rd=saved[r], rs1=r), store_line))
+    out.append((riscv.Li(rd=pending, imm=1), store_line))
+    for name in labels_at.get(s + 1, []):
+        label(name)
+    out.append((sync.NextPid(rd=more, keep=tuple(X(r) for r in [pending, *kept])), store_line))
+    out.append((riscv.Bne(rs1=more, rs2=0, target=top_name), store_line))
+    done = _fresh(prog, "done")
+    prog.labels[done] = -1
+    out.append((riscv.Beq(rs1=pending, rs2=0, target=done), store_line))
+    out.append((deferred, store_line))
+    label(done)
+    out.append((prog.instrs[-1], line_of(len(prog.instrs) - 1)))
+    for name in labels_at.get(len(prog.instrs), []):
+        label(name)
+    prog.instrs = [ins for ins, _ in out]
+    prog.labels = new_labels
+    if lines is not None:
+        prog.meta["lines"] = [ln for _, ln in out]
+    prog.meta["persistent"] = True
+    return True
