@@ -9,33 +9,36 @@ program's first loads, queued behind it, start only when the conversion is done,
 for the conversion and then for a full refill of its operand buffers (on MTIA 2i at 2048^3 with
 128x128 tiles: about 2,200 DPE-idle cycles at each program boundary, all 64 PEs refilling from the
 SRAM at once). With the store issued after the next program's first loads, those loads run while
-the SE converts; the store still goes in program order after them.
+the SE converts; the store still goes in program order after them (the tutorial matmul at 2048^3
+on MTIA 2i: 143,568 cycles without, 140,236 with, 91.3% and 93.5% of the DPE peak).
 
-    li x21, 0                         ; no store pending
-  top:                                ; (the program as compiled)
-    ...
-    beq x21, x0, skip_1               ; before each command that reads the result's CB:
-    dma.out cb0.pop:..., x22, [x23, 1], valid=[x24, x25]   ; the previous program's store
-    li x21, 0
-  skip_1:
-    dpe.mm cb0.acc:..., ...
-    ...
-    se.mov cb0.acc:f16[..], cb0.keep:f32[..]
-    mv x22, x2 ; mv x23, x9 ; ...     ; the final store's operands kept
-    li x21, 1                         ; its store pending
-  end:
-    mtia.next_pid x26, [x21, x22, x23, x24, x25]    ; the PE's next program (job replace)
-    bne x26, x0, top
-    beq x21, x0, done
-    dma.out cb0.pop:..., x22, [x23, 1], valid=[x24, x25]   ; the PE's last program's store
-  done:
-    halt
+        li x21, 0                     ; no store pending
+    persistent_1:                     ; (the program as compiled, from here)
+        ...
+        dma.in cb1.push:..., ...      ; the K loop's loads
+        dma.in cb2.push:..., ...
+        beq x21, x0, stored_1         ; before each command that reads the result's CB:
+        dma.out cb0.pop:f16[128x128], x24, [x26, 1], valid=[x23, x25]   ; the previous program's store
+        li x21, 0
+    stored_1:
+        dpe.mm cb0.acc:f32[128x128], ...
+        ...
+        se.mov cb0.acc:f16[128x128], cb0.keep:f32[128x128]   ; (flushed before it as well)
+        mv x23, x1 ...                ; the final store's operands kept
+        li x21, 1                     ; and its store pending
+    end:
+        mtia.next_pid x22, keep=[x21, x23, x24, x25, x26]   ; the PE's next program (job replace)
+        bne x22, x0, persistent_1
+        beq x21, x0, done_1
+        dma.out cb0.pop:f16[128x128], x24, [x26, 1], valid=[x23, x25]   ; the PE's last program's store
+    done_1:
+        halt
 
 The pending store pops the result's CB before any later command reads that CB, so every command
 resolves the same slots as before: the next program's pushes into the CB before that point (the
 accumulator's zero fill) need a free slot, so the CB needs one more slot than they take.
 
-Where it applies (`applies`): the final command is a box store (`dma.out`) popping a CB that some
+Where it applies (`_plan`): the final command is a box store (`dma.out`) popping a CB that some
 command inside a loop reads, and the program has the free registers; none of barriers, fences,
 atomics, cross-PE sends or computed jumps. At launch (`safe`): the kernel's reads and writes of
 memory are box and element-wise DMAs whose arrays are known, and no array it reads is one it
@@ -131,11 +134,10 @@ def _plan(prog):
         for t in _tiles(ins):
             if t.cb != cb:
                 continue
-            if t.mode == "push":
-                if not readers:          # pushed before the pending store pops: once, outside loops
-                    if in_loop(i):
-                        return None
-                    pushes += 1
+            if t.mode == "push":         # pushed before the pending store pops: once, outside loops
+                if readers or in_loop(i):
+                    return None
+                pushes += 1
             elif i not in readers:
                 readers.append(i)
     if not readers or pushes > decl.slots - 1 or not any(in_loop(i) for i in readers):
