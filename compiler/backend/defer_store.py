@@ -50,10 +50,11 @@ from __future__ import annotations
 import dataclasses
 
 from isa import cb as cbi
-from isa import dma, re as rei, sync
+from isa import dma, re as rei, se, sync
 from isa import fields as K
 from isa import scalar as riscv
 from isa.instruction import ENGINES
+from isa.program import CBDecl
 from isa.types import Tile, X
 
 from ..ir.ops import Op
@@ -178,8 +179,40 @@ def _fresh(prog, stem: str) -> str:
     return f"{stem}_{n}"
 
 
-def defer_final_store(prog) -> bool:
-    """Rewrite `prog` in place (module docstring) where it applies; returns whether it did."""
+def _epilogue(prog, s: int, cb: int, readers: list[int], loops) -> int | None:
+    """The index of the epilogue's conversion where it can be deferred with the store: the last reader
+    of the result's CB, an SE copy converting the accumulator in place (`se.mov cbC.acc:f16[..],
+    cbC.keep:f32[..]`) outside loops, with only scalar code between it and the store."""
+    m = readers[-1]
+    mov, store = prog.instrs[m], prog.instrs[s]
+    if type(mov) is not se.SeMov or any(h <= m <= j for h, j in loops):
+        return None
+    out, a = mov.out, mov.a
+    if not (isinstance(out, Tile) and isinstance(a, Tile) and out.cb == a.cb == cb and out.mode == "acc"
+            and a.mode == "keep" and out.offset == a.offset == 0 and out.shape == a.shape == store.src.shape
+            and out.dtype == store.src.dtype):
+        return None
+    between = prog.instrs[m + 1: s]
+    if any(type(i).unit != "scalar" or isinstance(i, (*JUMPS, *BRANCHES)) for i in between):
+        return None
+    if any(m < i <= s for i in prog.labels.values()):
+        return None
+    return m
+
+
+def _out_cb(prog, tile: Tile, ls_limit: int, align: int):
+    """A one-slot CB for the converted tile above the program's CBs, if it fits below `ls_limit`."""
+    end = max((d.base + d.nbytes for d in prog.cbs), default=0)
+    base = -(-end // align) * align
+    if base + tile.nbytes > ls_limit:
+        return None
+    return CBDecl(max(d.id for d in prog.cbs) + 1, "deferred", base, tile.nbytes, 1)
+
+
+def defer_final_store(prog, ls_limit: int = 0, align: int = 64) -> bool:
+    """Rewrite `prog` in place (module docstring) where it applies; returns whether it did. With
+    `ls_limit` (the local-store bytes the program's CBs may reach), the epilogue's conversion is
+    deferred with the store where a CB for the converted tile fits."""
     plan = _plan(prog)
     if plan is None:
         return False
@@ -192,6 +225,18 @@ def defer_final_store(prog) -> bool:
     pending, more, kept = regs[0], regs[1], regs[2:]
     saved = dict(zip(operands, kept))
     deferred = _rename(store, saved)
+    m = _epilogue(prog, s, cb, readers, _loops(prog)) if ls_limit else None
+    decl = _out_cb(prog, store.src, ls_limit, align) if m is not None else None
+    if decl is not None:
+        mov = prog.instrs[m]
+        src = store.src
+        actions = [dataclasses.replace(mov, out=Tile(decl.id, "push", src.dtype, src.shape),
+                                       a=dataclasses.replace(mov.a, mode="pop")),
+                   dataclasses.replace(deferred, src=Tile(decl.id, "pop", src.dtype, src.shape))]
+        readers = readers[:-1]
+        dropped = {m}
+    else:
+        actions, dropped = [deferred], set()
     lines = prog.meta.get("lines")
     line_of = (lambda i: lines[i]) if lines is not None else (lambda i: None)
     store_line = line_of(s)
@@ -203,49 +248,81 @@ def defer_final_store(prog) -> bool:
 
     def label(name):
         new_labels[name] = len(out)
-    out.append((riscv.Li(rd=pending, imm=0), store_line))
-    top_name = _fresh(prog, "persistent")
+
+    def fresh(stem):
+        name = _fresh(prog, stem)
+        prog.labels[name] = -1              # (reserved)
+        return name
+
+    def emit(ins):
+        out.append((ins, store_line))
+
+    def step():
+        """The next pending action, if any (`pending` counts the actions left)."""
+        skip = fresh("stored")
+        emit(riscv.Beq(rs1=pending, rs2=0, target=skip))
+        for j, action in enumerate(actions):
+            left = len(actions) - j
+            nxt = fresh("stage") if left > 1 else skip
+            if left > 1:
+                emit(riscv.Li(rd=more, imm=left))
+                emit(riscv.Bne(rs1=pending, rs2=more, target=nxt))
+            emit(action)
+            emit(riscv.Li(rd=pending, imm=left - 1))
+            if left > 1:
+                emit(riscv.J(target=skip))
+                label(nxt)
+        label(skip)
+
+    def flush():
+        """Every pending action, in order."""
+        done = fresh("stored")
+        emit(riscv.Beq(rs1=pending, rs2=0, target=done))
+        for j, action in enumerate(actions):
+            left = len(actions) - j
+            if left > 1:
+                nxt = fresh("stage")
+                emit(riscv.Li(rd=more, imm=left))
+                emit(riscv.Blt(rs1=pending, rs2=more, target=nxt))
+                emit(action)
+                label(nxt)
+            else:
+                emit(action)
+        emit(riscv.Li(rd=pending, imm=0))
+        label(done)
+
+    emit(riscv.Li(rd=pending, imm=0))
+    top_name = fresh("persistent")
     label(top_name)
     readers_set = set(readers)
     for i, ins in enumerate(prog.instrs[:s]):
+        for name in labels_at.get(i, []):
+            label(name)
         if i in readers_set:
-            for name in labels_at.get(i, []):
-                label(name)
-            skip = _fresh(prog, "stored")
-            prog.labels[skip] = -1              # (reserve the name)
-            out.append((riscv.Beq(rs1=pending, rs2=0, target=skip), store_line))
-            out.append((deferred, store_line))
-            out.append((riscv.Li(rd=pending, imm=0), store_line))
-            label(skip)
-        else:
-            for name in labels_at.get(i, []):
-                label(name)
-        out.append((ins, line_of(i)))
-    # the final store: its operands kept, pending
+            step()
+        if i not in dropped:
+            out.append((ins, line_of(i)))
+    # the final store (and its conversion): what an earlier program left pending goes first, then
+    # this program's store operands are kept and its actions pending
     for name in labels_at.get(s, []):
         label(name)
-    flush = _fresh(prog, "stored")
-    prog.labels[flush] = -1
-    out.append((riscv.Beq(rs1=pending, rs2=0, target=flush), store_line))   # (a store no reader flushed)
-    out.append((deferred, store_line))
-    label(flush)
+    flush()
     for r in operands:
-        out.append((riscv.Mv(rd=saved[r], rs1=r), store_line))
-    out.append((riscv.Li(rd=pending, imm=1), store_line))
+        emit(riscv.Mv(rd=saved[r], rs1=r))
+    emit(riscv.Li(rd=pending, imm=len(actions)))
     for name in labels_at.get(s + 1, []):
         label(name)
-    out.append((sync.NextPid(rd=more, keep=tuple(X(r) for r in [pending, *kept])), store_line))
-    out.append((riscv.Bne(rs1=more, rs2=0, target=top_name), store_line))
-    done = _fresh(prog, "done")
-    prog.labels[done] = -1
-    out.append((riscv.Beq(rs1=pending, rs2=0, target=done), store_line))
-    out.append((deferred, store_line))
-    label(done)
+    emit(sync.NextPid(rd=more, keep=tuple(X(r) for r in [pending, *kept])))
+    emit(riscv.Bne(rs1=more, rs2=0, target=top_name))
+    flush()
     out.append((prog.instrs[-1], line_of(len(prog.instrs) - 1)))
     for name in labels_at.get(len(prog.instrs), []):
         label(name)
     prog.instrs = [ins for ins, _ in out]
     prog.labels = new_labels
+    if decl is not None:
+        prog.cbs.append(decl)
+        prog.meta["ls_bytes"] = max(prog.meta.get("ls_bytes", 0), decl.base + decl.nbytes)
     if lines is not None:
         prog.meta["lines"] = [ln for _, ln in out]
     prog.meta["persistent"] = True

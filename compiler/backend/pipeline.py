@@ -133,5 +133,5 @@ def emit_program(module, cfg, meta: dict | None = None,
                       "config": cfg.name})
     apply_command_forms(prog, opts.auto_increment, cfg.pe.command_contexts if opts.command_contexts else 0)
     if opts.defer_stores:
-        defer_final_store(prog)
+        defer_final_store(prog, cfg.ls_bytes - SPILL_BYTES, Target.of(cfg).slot_align)
     return prog, g.cpp.text(), g.llvm.text()
