@@ -240,39 +240,42 @@ def defer_final_store(prog, ls_limit: int = 0, align: int = 64) -> bool:
     lines = prog.meta.get("lines")
     line_of = (lambda i: lines[i]) if lines is not None else (lambda i: None)
     store_line = line_of(s)
-    out: list = []               # (instruction, source line)
+    out: list = []               # (instruction, source line): the program
+    stubs: list = []             # the same: the pending actions' steps, out of line after the halt
     labels_at: dict[int, list[str]] = {}
     for name, i in prog.labels.items():
         labels_at.setdefault(i, []).append(name)
-    new_labels: dict[str, int] = {}
+    new_labels: dict[str, tuple[list, int]] = {}
 
-    def label(name):
-        new_labels[name] = len(out)
+    def label(name, where=out):
+        new_labels[name] = (where, len(where))
 
     def fresh(stem):
         name = _fresh(prog, stem)
         prog.labels[name] = -1              # (reserved)
         return name
 
-    def emit(ins):
-        out.append((ins, store_line))
+    def emit(ins, where=out):
+        where.append((ins, store_line))
 
     def step():
-        """The next pending action, if any (`pending` counts the actions left)."""
-        skip = fresh("stored")
-        emit(riscv.Beq(rs1=pending, rs2=0, target=skip))
+        """The next pending action, if any (`pending` counts the actions left): one untaken branch
+        when none is, else a jump to a stub after the halt and back."""
+        stub, back = fresh("pending"), fresh("stored")
+        emit(riscv.Bne(rs1=pending, rs2=0, target=stub))
+        label(back)
+        label(stub, stubs)
         for j, action in enumerate(actions):
             left = len(actions) - j
-            nxt = fresh("stage") if left > 1 else skip
+            nxt = fresh("stage") if left > 1 else None
             if left > 1:
-                emit(riscv.Li(rd=more, imm=left))
-                emit(riscv.Bne(rs1=pending, rs2=more, target=nxt))
-            emit(action)
-            emit(riscv.Li(rd=pending, imm=left - 1))
-            if left > 1:
-                emit(riscv.J(target=skip))
-                label(nxt)
-        label(skip)
+                emit(riscv.Li(rd=more, imm=left), stubs)
+                emit(riscv.Bne(rs1=pending, rs2=more, target=nxt), stubs)
+            emit(action, stubs)
+            emit(riscv.Li(rd=pending, imm=left - 1), stubs)
+            emit(riscv.J(target=back), stubs)
+            if nxt is not None:
+                label(nxt, stubs)
 
     def flush():
         """Every pending action, in order."""
@@ -318,6 +321,9 @@ def defer_final_store(prog, ls_limit: int = 0, align: int = 64) -> bool:
     out.append((prog.instrs[-1], line_of(len(prog.instrs) - 1)))
     for name in labels_at.get(len(prog.instrs), []):
         label(name)
+    n = len(out)
+    new_labels = {name: i + (n if where is stubs else 0) for name, (where, i) in new_labels.items()}
+    out += stubs
     prog.instrs = [ins for ins, _ in out]
     prog.labels = new_labels
     if decl is not None:
