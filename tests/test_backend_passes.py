@@ -187,8 +187,9 @@ def test_matmul_stages_are_readable():
     from simulator import get_config
     compiled = matmul_kernel.compile(a, a, a, 64, 64, 64, 64, 1, 64, 1, 64, 1, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
                                      GROUP_M=8, ACTIVATION="")
-    # the loop as written, one K step per iteration (tests/test_coalesce_k.py reads the coalesced one)
-    c = SimpleNamespace(asm=mtia_program(compiled, get_config(), 3, {"coalesce_k": False})[1])
+    # the loop as written, one K step per iteration, and the program's own epilogue (tests/test_coalesce_k.py
+    # reads the coalesced loop, tests/test_defer_stores.py the persistent program)
+    c = SimpleNamespace(asm=mtia_program(compiled, get_config(), 3, {"coalesce_k": False, "defer_stores": False})[1])
     check_ir(c.asm["mtia-asm"], """
         CHECK: .kernel matmul_kernel
         CHECK: .cb 0 acc base=0 slot=16384 slots=2
