@@ -249,4 +249,7 @@ def _print_error(e: Exception) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m simulator.cli`: run the main of the imported module simulator.cli, not of this __main__ copy,
+    # whose own Command class the plugins' commands (subclasses of simulator.cli.Command) are not instances of
+    from simulator.cli import main as _main
+    sys.exit(_main())

@@ -52,3 +52,14 @@ def test_bench_compile_times_every_library_kernel():
     rows = json.loads(r.stdout)
     assert {row["library_kernel"] for row in rows} >= {"matmul", "softmax", "attention", "int8_gemm"}
     assert all(row["kernels"] >= 1 and row["total_s"] > 0 for row in rows)
+
+
+def test_python_dash_m_simulator_cli_runs_the_plugin_commands():
+    # `python -m simulator.cli` runs the module as __main__, a second copy with its own Command class: the
+    # plugin commands (compiler.cli's, subclasses of simulator.cli.Command) were refused as "not a
+    # simulator.cli.Command" and every one of them failed
+    args = ["compile", "softmax", "--shape", "4x100", "--list-stages"]
+    r = subprocess.run([sys.executable, "-m", "simulator.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "mtia.bufferize" in r.stdout and "mtia-asm" in r.stdout
