@@ -55,11 +55,16 @@ class DPE(Engine):
         return cycles
 
     def cost(self, cmd) -> tuple:
-        """(cycles, FLOPs, dtype, local-store bytes) of a matmul; worked out once per instruction
-        unless its effective rows or its slices holding data come from a register."""
+        """(cycles, FLOPs, dtype, local-store bytes) of a matmul; worked out once per instruction, or
+        once per value of its effective rows and slices holding data when they come from registers."""
         plan = cmd.plan
         if plan.cost is not None:
-            return plan.cost
+            if type(plan.cost) is tuple:
+                return plan.cost
+            key = (cmd.vals["rows"], cmd.vals["kused"])     # a cost per value of the register fields
+            cost = plan.cost.get(key)
+            if cost is not None:
+                return cost
         ins = cmd.ins
         batch, m, n, k = self.dims(cmd)
         rate = self.c.macs_per_cycle.get(ins.a.dtype)
@@ -79,4 +84,8 @@ class DPE(Engine):
         cost = (batch * mr * nr * kr / rate, 2.0 * batch * m * n * k, ins.a.dtype, ls)
         if all(field not in ("rows", "kused") for field, _, _ in plan.regs):
             plan.cost = cost
+        else:
+            if plan.cost is None:
+                plan.cost = {}
+            plan.cost[(cmd.vals["rows"], cmd.vals["kused"])] = cost
         return cost
