@@ -53,6 +53,18 @@ class Stages(Mapping):
         return len(list(iter(self)))
 
 
+class KernelMetadata(dict):
+    """`compiled.metadata`: backends' free space, readable as attributes too, as Triton's
+    `kernel.metadata.shared` is read (after `kernel._init_handles()`)."""
+
+    def __getattr__(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"kernel metadata has no {name!r} (it has {', '.join(self) or 'nothing'}; "
+                                 f"`shared` is there after kernel._init_handles())") from None
+
+
 @dataclass(eq=False)
 class CompiledKernel:
     """One specialisation of a @jit function, compiled to IR."""
@@ -64,11 +76,32 @@ class CompiledKernel:
     source: str = ""
     file: str = ""
     stage_texts: dict = field(default_factory=dict)
-    metadata: dict = field(default_factory=dict)   # free space for backends (resource use, ...)
+    metadata: dict = field(default_factory=KernelMetadata)   # free space for backends (resource use, ...)
     jit_function: object = field(default=None, repr=False)   # the @jit function it came from
 
     def __post_init__(self):
         self.asm = Stages(self, self.stage_texts)
+        if not isinstance(self.metadata, KernelMetadata):
+            self.metadata = KernelMetadata(self.metadata)
+
+    # --- what GPU host code asks of a compiled kernel (Triton's tutorial 02 sizes its grid with these)
+    def _init_handles(self) -> None:
+        """Triton loads the binary here; the simulator has nothing to load. Fills `metadata.shared`:
+        the local-store bytes the kernel's MTIA program keeps in circular buffers on its PE (the
+        current config, the warmup's num_stages), where a GPU reports its shared memory."""
+        from simulator import get_config
+
+        from .mtia_executor import mtia_program
+        program = mtia_program(self, get_config(), self.metadata.get("num_stages", 3))[0]
+        self.metadata["shared"] = max((cb.base + cb.nbytes for cb in program.cbs), default=0)
+
+    @property
+    def n_regs(self) -> int:
+        """Registers per thread, as Triton's occupancy formula counts them: a PE runs one program at a
+        time, so a program holds all its PE's registers (`max_num_regs` of the device properties)
+        spread over its num_warps threads, and the formula gives one program per PE."""
+        from .driver import PE_REGISTERS
+        return max(1, PE_REGISTERS // int(self.metadata.get("num_warps", 4)))
 
     def __getitem__(self, grid):
         """Launch this very specialisation, as Triton's `kernel = fn.warmup(...); kernel[grid](*args)`:

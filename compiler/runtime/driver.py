@@ -8,12 +8,17 @@ the simulated MTIA, so that a script such as Triton's tutorials ports by changin
 Tensors live on the host (torch's "cpu" device): a launch copies them into simulated memory
 (compiler/runtime/memory.py). The properties are the current config's (simulator.get_config()):
 `multiprocessor_count` is the number of PEs (a program runs on one PE, as a block on one SM),
-`max_shared_mem` a PE's local store, `warpSize` 1 (a PE's control core issues one instruction stream).
+`max_shared_mem` a PE's local store, `warpSize` 1 (a PE's control core issues one instruction stream),
+`max_num_regs` the control core's 32 integer and 32 float registers. A compiled kernel answers the rest
+of a GPU occupancy query (`kernel._init_handles()`, `kernel.n_regs`, `kernel.metadata.shared`:
+compiler/runtime/compiled.py) so that Triton's formula gives one program per PE, as MTIA runs them.
 """
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+
+PE_REGISTERS = 64          # a PE's control core: RV64's 32 integer and 32 float registers
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,7 @@ class _Utils:
         from simulator import get_config
         cfg = get_config()
         return {"multiprocessor_count": cfg.num_pes, "max_shared_mem": cfg.ls_bytes, "warpSize": 1,
+                "max_num_regs": PE_REGISTERS,
                 "sm_clock_rate": int(cfg.clock_ghz * 1e6),                       # kHz, as CUDA reports it
                 "mem_bus_width": 16 * cfg.dram.channels, "name": cfg.name}
 

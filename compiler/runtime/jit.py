@@ -148,7 +148,12 @@ class JITFunction:
         return self._compiled_for(values, plan_buffers(arrays))
 
     def warmup(self, *args, grid=None, **kwargs) -> CompiledKernel:
-        return self.compile(*args, **kwargs)
+        compiled = self.compile(*args, **kwargs)
+        options, _ = split_launch_options(kwargs, self.arg_names)
+        for name in ("num_warps", "num_stages"):      # what n_regs and metadata.shared answer for
+            if getattr(options, name, None) is not None:
+                compiled.metadata[name] = getattr(options, name)
+        return compiled
 
     def run(self, *args, grid, warmup=False, _commit=True, _expect=None, **kwargs):
         options, kwargs = split_launch_options(kwargs, self.arg_names)
