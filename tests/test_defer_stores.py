@@ -13,6 +13,7 @@ import compiler as triton
 import compiler.language as tl
 from compiler.kernels.matmul_tutorial import matmul_tutorial, matmul_tutorial_kernel
 from compiler.runtime.mtia_executor import mtia_program
+from dma_starts import DmaStarts
 from executors import EXECUTORS, launch
 from simulator import get_config, use_config
 from simulator.machine import Machine
@@ -104,25 +105,12 @@ def test_where_the_converted_tile_does_not_fit_only_the_store_is_deferred():
                                atol=2e-2)
 
 
-class _Dma:
-    """(pe, program, mnemonic, start) of every DMA transfer."""
-    def __init__(self):
-        self.dma = []
-
-    def issue(self, pe, cmd):
-        pass
-
-    def complete(self, pe, cmd):
-        if cmd.engine.kind == "dma":
-            self.dma.append((pe.index, cmd.pid[0], cmd.ins.mnemonic, cmd.start))
-
-
 @pytest.mark.parametrize("deferred", [True, False])
 def test_the_next_programs_first_loads_start_before_the_store(deferred):
     """On each PE, the second program's first load starts before the first program's store with the
     switch (the store waits for the SE's conversion), after it without."""
     a, b = _inputs(128, 64, 256)
-    t = _Dma()
+    t = DmaStarts()
     with use_config("mtia-small"):
         c, _ = _tutorial(a, b, "mtia", mtia_options=None if deferred else OFF, machine=Machine(get_config(), trace=t))
     for pe in {e[0] for e in t.dma}:

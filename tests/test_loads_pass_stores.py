@@ -10,6 +10,7 @@ import compiler.language as tl
 from simulator import get_config, use_config
 from simulator.machine import Machine
 
+from dma_starts import DmaStarts
 from executors import EXECUTORS
 
 PASS = {"pe.dma.loads_pass_waiting_stores": True}
@@ -29,19 +30,6 @@ def _store_then_reload(X, Buf, Out, N: tl.constexpr):
     r = tl.arange(0, N)
     tl.store(Buf + r, tl.exp(tl.load(X + r)))
     tl.store(Out + r, tl.load(Buf + r) + 1.0)
-
-
-class _Starts:
-    """(pe, program, mnemonic, start) of every DMA transfer."""
-    def __init__(self):
-        self.dma = []
-
-    def issue(self, pe, cmd):
-        pass
-
-    def complete(self, pe, cmd):
-        if cmd.engine.kind == "dma":
-            self.dma.append((pe.index, cmd.pid[0], cmd.ins.mnemonic, cmd.start))
 
 
 def _run_rows(executor, passing, trace=None):
@@ -66,7 +54,7 @@ def test_next_programs_load_passes_a_store_waiting_for_its_data(executor):
         return
     orders = {}
     for passing in (False, True):
-        t = _Starts()
+        t = DmaStarts()
         out = _run_rows(executor, passing, t)
         orders[passing] = out
         for pe in {e[0] for e in t.dma}:
