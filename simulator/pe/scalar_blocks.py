@@ -45,7 +45,7 @@ _EXT_TEXT = {
     riscv.ZextB: "{a} & 0xFF", riscv.ZextH: "{a} & 0xFFFF", riscv.ZextW: "{a} & 0xFFFFFFFF",
 }
 
-PURE = (*_R, *_I, *_EXT, riscv.Li, riscv.Mv)
+PURE = frozenset((*_R, *_I, *_EXT, riscv.Li, riscv.Mv))
 
 
 def _line(ins, ops: dict) -> str | None:
