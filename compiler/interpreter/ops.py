@@ -14,6 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from isa import float_minmax as minmax
+from isa.dot_numerics import f64_product, float_product
 
 from ..ir import types as T
 from ..ir.ops import Op
@@ -478,9 +479,9 @@ def _dot_one(op, a, b, c):
     if dt.kind in "iu":
         prod = np.matmul(a.astype(np.int64), b.astype(np.int64))
         return _as(prod + c.astype(np.int64), dt)
-    wide = np.float64 if dt == np.float64 else np.float32
-    prod = np.matmul(a.astype(wide), b.astype(wide))
-    return _as(prod + c.astype(wide), dt)
+    if dt == np.float64:
+        return _as(f64_product(a, b) + c.astype(dt), dt)
+    return _as(float_product(a, b) + c.astype(np.float32), dt)
 
 
 # --- gather and histogram -------------------------------------------------------------------------

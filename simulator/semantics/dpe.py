@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from isa import dpe
+from isa.dot_numerics import f64_product, float_product
 from isa.types import np_dtype
 
 from . import semantics
@@ -20,8 +21,8 @@ def _product(a: np.ndarray, b: np.ndarray, dtype: str) -> np.ndarray:
         # exact: |products| < 2^16 and K < 2^37 keeps the f64 sum exact; wrap like i32
         return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.int64).astype(np.int32)
     if dtype == "f64":
-        return a @ b
-    return a.astype(np.float32) @ b.astype(np.float32)
+        return f64_product(a, b)
+    return float_product(a, b)
 
 
 @semantics(dpe.DpeMatmul)
@@ -36,9 +37,7 @@ def matmul(ctx, cmd):
     step = a.shape[-1] // slices
     acc = out if ins.out.mode == "acc" else None
     for s in range(used):
-        # each slice copied out contiguous, as its own command's operands would be (the same sums)
-        part = _product(np.ascontiguousarray(a[..., s * step:(s + 1) * step]), b[..., s * step:(s + 1) * step, :],
-                        ins.a.dtype)
+        part = _product(a[..., s * step:(s + 1) * step], b[..., s * step:(s + 1) * step, :], ins.a.dtype)
         acc = part if acc is None else acc.astype(part.dtype) + part
         if s < used - 1:
             acc = acc.astype(out_t)                      # rounded between slices, as between commands

@@ -6,9 +6,10 @@ bitwise ops, shifts, casts, `tl.where`, transcendental functions, reductions, sc
 with `for` / `while` loops carrying values across iterations (some updated only under an `if`),
 and stores (masked or not) of some of the values. Every value's dtype is asserted in the source
 (`tl.static_assert`), so a wrong guess of the generator fails to compile instead of comparing
-garbage. Values that both executors must compute bit for bit are `exact`; float reductions,
-scans, dots, divisions and transcendental functions are not, and nothing discontinuous (a
-comparison, a cast to int, a `where` condition, an index) is ever computed from an inexact value.
+garbage. Values that both executors must compute bit for bit are `exact` (dots of exact operands
+among them); float reductions, scans, divisions and transcendental functions are not, and nothing
+discontinuous (a comparison, a cast to int, a `where` condition, an index) is ever computed from an
+inexact value.
 """
 from __future__ import annotations
 
@@ -416,7 +417,8 @@ class Builder:
         return v if v.fits() else None
 
     def dot(self) -> Val | None:
-        """(R, C) @ (C, C): f16 operands with an f32 result (inexact), or int8 with int32 (exact)."""
+        """(R, C) @ (C, C): f16 operands with an f32 result, or int8 with int32; exact when `a` is (both
+        executors sum a dot the same way, isa/dot_numerics.py)."""
         a = self.operand(lambda v: v.shape == self.full)
         if a.shape != self.full:
             return None
@@ -431,7 +433,7 @@ class Builder:
             return Val(f"tl.dot({a.text}.to(tl.int8), {wv.text})", "i32", self.full, True, limit("i32"))
         if a.bound > limit("f16"):
             return None
-        return Val(f"tl.dot({a.text}.to(tl.float16), {wv.text})", "f32", self.full, False,
+        return Val(f"tl.dot({a.text}.to(tl.float16), {wv.text})", "f32", self.full, a.exact,
                    a.bound * INPUT_BOUND * self.C)
 
     def loop(self, depth: int) -> Val | None:

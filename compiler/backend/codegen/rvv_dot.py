@@ -3,9 +3,8 @@
 Slow but exact per step: for each row i of a (each batch), each strip of up to VLMAX columns of the
 result keeps an accumulator in a vector register group, and for k = 0..K-1 the core loads a[i, k]
 into an f register and the vector core adds a[i, k] * b[k, strip] to it (vfmacc.vf: the product is
-rounded, then the sum). The accumulator c is added at the end, as the interpreter adds it to the
-product. The interpreter's matmul (BLAS) may sum in another order, so results differ by rounding:
-at most K * 2^-52 * sum_k |a[i, k] * b[k, j]| for each element.
+rounded, then the sum). The accumulator c is added at the end. The interpreter sums in the same order
+(isa/dot_numerics.f64_product), so the two agree bit for bit.
 
 b is read with unit stride (or strided when it is a transposed view); a by scalar loads at its own
 layout. The control core waits for the operand tiles, reserves the output slot, runs the loops and
