@@ -127,8 +127,9 @@ class Machine:
                                f"{len(self.pes)} PEs")
         self._active = sum(1 for pids in assignment if len(pids))
         runs = scalar_blocks.runs(program)          # straight-line integer code, one function a run
+        plans: dict = {}                            # each command decoded once, for every PE
         for pe, pids in zip(self.pes, assignment):
-            pe.setup(program, remote, runs)
+            pe.setup(program, remote, runs, plans)
             pe.pids = pids
             if len(pids):
                 pe.core.start(pids, lambda pid: regs)

@@ -1,6 +1,10 @@
 """The LLC part of on-chip SRAM: a set-associative, LRU cache of DRAM lines (timing only; data lives
 in global memory). Lookups take a whole DMA's lines at once as a numpy array.
 
+A way holds its line's tag plus one, so that 0 marks an empty way and a fresh cache is `np.zeros`
+(memory the OS hands over untouched: an LLC of 1M ways costs a launch nothing until its sets are
+used, where filling 8 MB of tags with -1 cost every launch tens of milliseconds of page faults).
+
 Each way also keeps whether its line is dirty (written since it came from DRAM, under the
 write-back policy) and when its data is there: a line being filled is allocated at once, with the
 time its fill lands, so that a second reader waits for that fill instead of finding the line
@@ -17,7 +21,7 @@ class LLC:
         self.ways = ways
         self.sets = max(1, size_bytes // (line_bytes * ways)) if size_bytes else 0
         shape = (self.sets, ways)
-        self.tags = np.full(shape, -1, np.int64) if self.sets else None
+        self.tags = np.zeros(shape, np.int64) if self.sets else None     # tag + 1; 0: empty
         self.stamp = np.zeros(shape, np.int64) if self.sets else None
         self.dirty = np.zeros(shape, np.bool_) if self.sets else None
         self.ready = np.zeros(shape, np.float64) if self.sets else None
@@ -38,8 +42,8 @@ class LLC:
         if self.sets == 0:
             return np.zeros(lines.size, np.bool_), now
         self.clock += 1
-        tag, s = np.divmod(lines, self.sets)
-        match = self.tags[s] == tag[:, None]
+        tag1, s = np.divmod(lines + self.sets, self.sets)      # (tag + 1, set)
+        match = self.tags[s] == tag1[:, None]
         hit = np.logical_or.reduce(match, axis=1)
         n_hit = int(np.count_nonzero(hit))
         ready = now
@@ -63,7 +67,7 @@ class LLC:
             empty = np.zeros(0, np.int64)
             return (empty, empty), empty
         self.allocated = True
-        s, tag = lines % self.sets, lines // self.sets
+        tag1, s = np.divmod(lines + self.sets, self.sets)      # (tag + 1, set)
         sets_out, ways_out = np.empty(n, np.int64), np.empty(n, np.int64)
         evicted = []
         ordered = np.sort(s)
@@ -71,11 +75,11 @@ class LLC:
         if todo is None:                  # every line in a set of its own: one round
             victim = self.stamp[s].argmin(axis=1)
             old = self.tags[s, victim]
-            gone = (old >= 0) & self.dirty[s, victim]
-            self.tags[s, victim] = tag
+            gone = (old > 0) & self.dirty[s, victim]
+            self.tags[s, victim] = tag1
             self.stamp[s, victim] = self.clock
             self.dirty[s, victim] = dirty
-            victims = old[gone] * self.sets + s[gone]
+            victims = (old[gone] - 1) * self.sets + s[gone]
             self.writebacks += int(victims.size)
             return (s, victim), victims
         while todo.size:
@@ -85,10 +89,10 @@ class LLC:
             ss = s[now]
             victim = self.stamp[ss].argmin(axis=1)
             old = self.tags[ss, victim]
-            gone = (old >= 0) & self.dirty[ss, victim]
+            gone = (old > 0) & self.dirty[ss, victim]
             if gone.any():
-                evicted.append(old[gone] * self.sets + ss[gone])
-            self.tags[ss, victim] = tag[now]
+                evicted.append((old[gone] - 1) * self.sets + ss[gone])
+            self.tags[ss, victim] = tag1[now]
             self.stamp[ss, victim] = self.clock
             self.dirty[ss, victim] = dirty
             sets_out[now], ways_out[now] = ss, victim
@@ -102,8 +106,8 @@ class LLC:
         if self.sets == 0:
             empty = np.zeros(0, np.int64)
             return np.zeros(lines.size, np.bool_), (empty, empty)
-        s, tag = lines % self.sets, lines // self.sets
-        match = self.tags[s] == tag[:, None]
+        tag1, s = np.divmod(lines + self.sets, self.sets)      # (tag + 1, set)
+        match = self.tags[s] == tag1[:, None]
         hit = match.any(axis=1)
         hi = np.flatnonzero(hit)
         return hit, (s[hi], match[hi].argmax(axis=1))
@@ -119,7 +123,7 @@ class LLC:
         if not hit.any():
             return 0
         n = int(self.dirty[slots].sum())
-        self.tags[slots] = -1
+        self.tags[slots] = 0
         self.dirty[slots] = False
         self.ready[slots] = 0.0
         return n

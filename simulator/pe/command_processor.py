@@ -107,6 +107,20 @@ class IssuePlan:
         self.tiles = tuple(tiles)
         self._operand_costs(pe)
 
+    def rebind(self, pe, engine) -> "IssuePlan":
+        """This plan for another PE of the same launch (the same program and config): the decoded
+        operands and costs shared, the engine and the tiles' CBs that PE's own. Decoding the fields
+        of every command once per PE cost a 64-PE launch tens of milliseconds."""
+        plan = object.__new__(IssuePlan)
+        for name in IssuePlan.__slots__:
+            setattr(plan, name, getattr(self, name))
+        plan.engine = engine
+        plan.cost = plan.skips_semantics = None        # (the engine fills them at the first issue)
+        cbs = pe.cbs
+        plan.reads = [(name, t, cbs.get(t.cb), pop) for name, t, _, pop in self.reads]
+        plan.writes = [(name, t, cbs.get(t.cb), push) for name, t, _, push in self.writes]
+        return plan
+
     def _operand_costs(self, pe) -> None:
         """The issue's cost without a context, and what a context and an auto-increment need."""
         ins = self.ins

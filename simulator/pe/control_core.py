@@ -226,11 +226,12 @@ class ControlCore:
                              f"store [0, {ls.size:#x}) and below global memory ({SRAM_BASE:#x}..)")
 
 
-def compile_code(pe, program, scalar_runs: dict | None = None) -> list:
+def compile_code(pe, program, scalar_runs: dict | None = None, plans: dict | None = None) -> list:
     """(semantics function, instruction, kind, engine) for each instruction, looked up once; for a
     command, its issue plan in place of the function; where a run of pure integer instructions
     starts (`scalar_runs`, from scalar_blocks.runs), (the run's function, its first instruction,
-    RUN, its length)."""
+    RUN, its length). `plans` ({instruction index: issue plan}), shared by the PEs of one launch,
+    decodes each command once and rebinds it for the other PEs."""
     code = []
     for i, ins in enumerate(program.instrs):
         if scalar_runs and i in scalar_runs:
@@ -241,7 +242,14 @@ def compile_code(pe, program, scalar_runs: dict | None = None) -> list:
         unit = cls.unit
         if unit in ENGINES:
             engine = pe.engines[unit]
-            code.append((command_processor.IssuePlan(pe, ins, engine), ins, ENGINE, engine))
+            first = plans.get(i) if plans is not None else None
+            if first is None:
+                plan = command_processor.IssuePlan(pe, ins, engine)
+                if plans is not None:
+                    plans[i] = plan
+            else:
+                plan = first.rebind(pe, engine)
+            code.append((plan, ins, ENGINE, engine))
             continue
         fn = SEMANTICS.get(cls)
         if fn is None:

@@ -43,7 +43,8 @@ class PE:
         self.ls_written = np.zeros(self.cfg.ls_bytes, np.bool_) if machine.sanitize else None
         self.pids: list = []
 
-    def setup(self, program, remote_cbs: set[int], scalar_runs: dict | None = None) -> None:
+    def setup(self, program, remote_cbs: set[int], scalar_runs: dict | None = None,
+              plans: dict | None = None) -> None:
         ls = self.cfg.ls_bytes
         spans = []
         for d in program.cbs:
@@ -68,7 +69,7 @@ class PE:
             cb.remote_fed = d.id in remote_cbs
             cb.written_mask = self.ls_written
             self.cbs[d.id] = cb
-        self.core.load_program(program, compile_code(self, program, scalar_runs))
+        self.core.load_program(program, compile_code(self, program, scalar_runs, plans))
         # timing-only: whether the program's tile data can be skipped (timing_only.py)
         self.blind = not self.machine.numerics and is_blind(program)
 
