@@ -304,6 +304,6 @@ def test_mtia_extensions():
 def test_stages_and_pass_dumps():
     c = triton.compile(add_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"},
                        constexprs={"BLOCK": 64})
-    assert list(c.asm)[:6] == ["source", "ir.frontend", "ir.constant-fold", "ir.cse", "ir.dce", "ir"]
+    assert list(c.asm)[:7] == ["source", "ir.frontend", "ir.constant-fold", "ir.fuse-dot-add", "ir.cse", "ir.dce", "ir"]
     assert "def add_kernel" in c.asm["source"]
     assert c.asm["ir"] == c.asm["ir.dce"]

@@ -9,9 +9,10 @@ from ..verifier import verify
 from .constant_fold import ConstantFold
 from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
+from .fuse_dot_add import FuseDotAdd
 
-PASSES = {p.name: p for p in (ConstantFold(), CommonSubexpressionElimination(), DeadCodeElimination())}
-DEFAULT_PIPELINE = ("constant-fold", "cse", "dce")
+PASSES = {p.name: p for p in (ConstantFold(), FuseDotAdd(), CommonSubexpressionElimination(), DeadCodeElimination())}
+DEFAULT_PIPELINE = ("constant-fold", "fuse-dot-add", "cse", "dce")
 
 
 def pipeline(module, passes: Sequence = DEFAULT_PIPELINE, print_after_each: bool = False,
