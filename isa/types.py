@@ -121,3 +121,14 @@ class Tile:
 LS_BASE = 0x0000_0000          # the PE's own local store: [0, local store size)
 SRAM_BASE = 0x4000_0000        # the software-managed part of on-chip SRAM (LLS)
 DRAM_BASE = 0x1_0000_0000      # LPDDR; cached by the LLC part of SRAM
+
+
+def host_address_hint(addr: int, dram_end: int) -> str:
+    """What an error about an access at `addr` adds when the address lies beyond the device's DRAM
+    (`dram_end`): most likely a host pointer (a `tensor.data_ptr()` of host memory, 0x55... or 0x7f...
+    on Linux) that a kernel read from a pointer table, as GPU code written for CUDA tensors does."""
+    if addr < dram_end:
+        return ""
+    return (f"; {addr:#x} is beyond the device's memory (which ends at {dram_end:#x}): if it came from a "
+            f"pointer table, the table holds host addresses; keep the arrays it points to in device memory "
+            f"with compiler.runtime.device_array(...) and store their .data_ptr()")

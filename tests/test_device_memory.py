@@ -90,6 +90,19 @@ def test_an_overrun_through_a_table_names_the_device_array_and_changes_nothing(e
 
 
 @pytest.mark.parametrize("executor", EXECUTORS)
+def test_host_addresses_in_a_table_are_named_as_such(executor):
+    """A table of host addresses (`tensor.data_ptr()` of CPU tensors, as the grouped-GEMM tutorial
+    builds it for CUDA tensors) is refused on both executors with what to do instead."""
+    host = [torch.randn(64, dtype=torch.float16) for _ in range(6)]
+    tables = [torch.tensor([t.data_ptr() for t in host[i:i + 2]], dtype=torch.int64) for i in (0, 2, 4)]
+    with pytest.raises(triton.OutOfBoundsError) as e:
+        launch(grouped_axpy, (2,), *tables, np.array([64, 64], np.int32), 1.5, BLOCK=64, executor=executor)
+    text = str(e.value)
+    assert f"{host[0].data_ptr():#x} is beyond the device's memory" in text, text
+    assert "device_array(" in text, text
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
 def test_a_torch_tensor_becomes_a_device_array(executor):
     t = torch.randn(100).to(torch.bfloat16)
     x = device_array(t)

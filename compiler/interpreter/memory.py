@@ -14,6 +14,13 @@ from ..errors import OutOfBoundsError
 from ..runtime.memory import DeviceBuffer
 
 
+def _host_hint(addr: int) -> str:
+    """The host-pointer hint for an address beyond the current config's DRAM (both executors give it)."""
+    from isa.types import DRAM_BASE, host_address_hint
+    from simulator import get_config
+    return host_address_hint(addr, DRAM_BASE + (get_config().dram.capacity_gib << 30))
+
+
 class FlatMemory:
     def __init__(self, buffers: list[DeviceBuffer]):
         self.buffers = sorted(buffers, key=lambda b: b.address)
@@ -47,7 +54,7 @@ class FlatMemory:
         if addr < b.address:
             return msg + f": starts {b.address - addr} byte(s) before the start of array {where}"
         if addr >= b.end:
-            return msg + f": starts {addr - b.end} byte(s) past the end of array {where}"
+            return msg + f": starts {addr - b.end} byte(s) past the end of array {where}" + _host_hint(addr)
         return msg + f": runs {addr + nbytes - b.end} byte(s) past the end of array {where}"
 
     def _element_index(self, addrs: np.ndarray, itemsize: int):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from isa.types import DRAM_BASE, SRAM_BASE
+from isa.types import DRAM_BASE, SRAM_BASE, host_address_hint
 
 from ..errors import SanitizerError
 
@@ -154,7 +154,8 @@ class GlobalMemory:
             return ("run " if a.holds(lo) else "start ") + a.relation(lo, hi)
         near = self._nearest(lo)
         return "are outside every array" + (f"; the nearest array is {near.describe()}" if near else
-                                            "; nothing is allocated there")
+                                            "; nothing is allocated there") + \
+            host_address_hint(lo, self.limits["dram"][1])
 
     def _nearest(self, addr: int) -> Allocation | None:
         if not self.allocs:
