@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import builtins as py
 import operator
+import types
 
 from ..errors import CompilationError, CompileTimeError
 from ..ir import types as T
@@ -498,6 +499,9 @@ class AstToIR(ast.NodeVisitor):
         try:
             return _wrap(getattr(obj, node.attr))
         except AttributeError:
+            if isinstance(obj, types.ModuleType):
+                raise AttributeError(f"'{ast.unparse(node.value)}' has no attribute '{node.attr}'"
+                                     f"{_libdevice_hint(obj, node.attr)}") from None
             raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{node.attr}'") from None
 
     def visit_BinOp(self, node):
@@ -667,6 +671,16 @@ def _drop_unchanged_iter_args(op, inits, names) -> list:
         new.results[j].name_hint = names[i]
         values[i] = new.results[j]
     return values
+
+
+def _libdevice_hint(module, name: str) -> str:
+    """Where Triton 3 keeps a function a kernel looked for in tl.math (Triton 2's asin, erfinv, ...)."""
+    from ..language import math as tl_math
+    from ..language.extra import libdevice
+    if module is tl_math and hasattr(libdevice, name):
+        return (f" (Triton 3 keeps {name} in libdevice: `from compiler.language.extra import libdevice`, "
+                f"as `triton.language.extra.libdevice`, then `libdevice.{name}(...)`)")
+    return ""
 
 
 def _message(e: Exception) -> str:

@@ -264,3 +264,16 @@ def test_launch_argument_errors_are_plain_type_errors():
         break_kernel[(1,)]([1, 2], 3)
     with pytest.raises(RuntimeError, match="outside of the scope of a kernel"):
         break_kernel(F32, 3)
+
+
+@triton.jit
+def k_triton2_math_asin(x_ptr, o_ptr):
+    r = tl.arange(0, 128)
+    tl.store(o_ptr + r, tl.math.asin(tl.load(x_ptr + r)))  # MARK-asin
+
+
+def test_a_triton2_math_function_points_at_libdevice():
+    """Triton 2's tl.math.asin (a fork's math-functions tutorial) lives in libdevice in Triton 3."""
+    expect(lambda: k_triton2_math_asin[(1,)](F32, F32.copy()), "MARK-asin", "tl.math.asin",
+           "'tl.math' has no attribute 'asin' (Triton 3 keeps asin in libdevice: `from compiler.language.extra "
+           "import libdevice`, as `triton.language.extra.libdevice`, then `libdevice.asin(...)`)")
