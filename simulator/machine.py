@@ -17,10 +17,12 @@ import time
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import simpy
 from threadpoolctl import threadpool_limits
 
 from isa import Program
+from isa.types import np_dtype
 from isa.re import ReSend
 
 from .config import Config, get_config
@@ -186,8 +188,8 @@ def _no_cycle_collection():
 
 
 def _arg_value(decl, v) -> int | float:
-    if decl.kind == "float":
-        return float(v)
+    if decl.kind == "float":        # rounded to the argument's type, as Triton passes a Python float as fp32
+        return float(np.asarray(v, np_dtype(decl.dtype)))
     if hasattr(v, "base"):          # an Allocation
         return int(v.base)
     return int(v)
