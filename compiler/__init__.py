@@ -15,6 +15,10 @@ from .runtime import mtia_executor as _mtia  # noqa: E402  (registers the "mtia"
 
 set_executor("mtia")      # launches run on the simulated MTIA chip of simulator.get_config()
 
+# The Triton release whose language this compiler follows (its semantics and its language tests, README),
+# for code that checks `triton.__version__` to pick a path, as Liger-Kernel does at import.
+__version__ = "3.8.0"
+
 
 _ALLOCATOR: list = [None]
 

@@ -116,3 +116,10 @@ def test_a_cooperative_grid_runs_when_every_program_has_a_pe_and_is_refused_othe
         with pytest.raises(ValueError, match=r"launch_cooperative_grid=True: the grid \(5, 1, 1\) has 5 programs, "
                                              r"but only 4"):
             copy_one[(5,)](x, y, launch_cooperative_grid=True, executor=executor)
+
+
+def test_triton_version_names_the_release_we_follow():
+    """Libraries pick paths by `triton.__version__` (Liger-Kernel compares it at import)."""
+    from packaging.version import Version
+    assert Version(triton.__version__) >= Version("3.0")
+    assert triton.__version__ in open(__file__.rsplit("/tests/", 1)[0] + "/README.md").read()
