@@ -123,3 +123,22 @@ def test_triton_version_names_the_release_we_follow():
     from packaging.version import Version
     assert Version(triton.__version__) >= Version("3.0")
     assert triton.__version__ in open(__file__.rsplit("/tests/", 1)[0] + "/README.md").read()
+
+
+@triton.jit
+def _copy_kernel(x_ptr, o_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(o_ptr + r, tl.load(x_ptr + r))
+
+
+@pytest.mark.parametrize("executor", ["mtia", "interpreter"])
+def test_a_launch_result_shows_the_kernels_stages(executor):
+    """Tutorial 03 prints `kernel[grid](...).asm[...]`: Triton's launch returns the compiled kernel."""
+    x = np.arange(16, dtype=np.float32)
+    out = np.full(16, np.nan, np.float32)
+    h = _copy_kernel[(1,)](x, out, BLOCK=16, executor=executor)
+    assert np.array_equal(out, x)
+    assert "tt.store" in h.asm["ttir"]
+    assert "compiled_kernel" not in h.to_dict()          # the record's table rows stay plain values
+    with pytest.raises(KeyError, match="no stage 'ptx'; available: .*ir"):
+        h.asm["ptx"]

@@ -81,6 +81,15 @@ class RunRecord:
     programs: int = 0
     numerics: bool = True
 
+    @property
+    def asm(self):
+        """The launched kernel's stages (`compiled.asm`: "ttir"/"ir", "mtia-asm", ...): Triton's launch returns
+        the compiled kernel, and tutorials print `kernel[grid](...).asm[...]`."""
+        compiled = getattr(self, "compiled_kernel", None)
+        if compiled is None:
+            raise AttributeError("this run record was not made by a launch: it has no compiled kernel's stages")
+        return compiled.asm
+
     def to_dict(self) -> dict:
         return asdict(self)
 

@@ -209,6 +209,7 @@ def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, pl
         record = executor.launch(compiled, grid3, ex.KernelArgs(list(compiled.arg_names), values, buffers), options)
     except KernelRuntimeError as e:   # the kernel line and program id are in the message
         raise e.with_traceback(None) from None
+    record.compiled_kernel = compiled          # (not a field: to_dict() leaves it out)
     if getattr(record, "wall_seconds", None) == 0.0:
         record.wall_seconds = time.perf_counter() - start
     if commit_results and record.numerics:
