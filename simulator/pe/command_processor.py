@@ -8,8 +8,9 @@ blocks on timing except when an engine's queue is full.
 
 What an instruction's operands are (which fields are literals, which registers to read, which CB
 each tile names and its size) does not change between issues, so `IssuePlan` works it out once per
-instruction and PE when the program is loaded; issuing a command then only reads registers and
-moves CB pointers.
+instruction when the program is loaded (on the first PE; the others get it rebound to their own
+engine and CBs, `IssuePlan.rebind`); issuing a command then only reads registers and moves CB
+pointers.
 
 The control core pays for each command's issue what its operands cost to send (`issue_cycles`
 here): every operand is a 64-bit word (each tile's CB fields, each register, each list element, and
