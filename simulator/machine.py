@@ -12,9 +12,7 @@ than the step limit (`max_steps`) is stopped with a StepLimitError.
 """
 from __future__ import annotations
 
-import gc
 import time
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -30,6 +28,7 @@ from .chip.memory_system import MemorySystem
 from . import launch
 from .errors import DeadlockError, ProgramError
 from .event_loop import Environment
+from .gc_pause import cycle_collection_paused
 from .memory.global_memory import GlobalMemory
 from .pe import scalar_blocks
 from .pe.pe import PE
@@ -138,7 +137,7 @@ class Machine:
         self.progress = launch.progress(grid[0] * grid[1] * grid[2], program.name)
         # one BLAS thread: per-tile matmuls are small, and spare threads only fight parallel sweeps
         try:
-            with threadpool_limits(1, "blas"), _no_cycle_collection():
+            with threadpool_limits(1, "blas"), cycle_collection_paused():
                 self.env.run()
         finally:
             if self.progress is not None:
@@ -169,22 +168,6 @@ class Machine:
                 lines.append(f"    CB {cb['cb']} ({cb['name']}): read ptr {cb['read_ptr']}, write ptr {cb['write_ptr']}, "
                              f"{cb['occupancy']}/{cb['slots']} slots full")
         return DeadlockError("\n".join(lines), {"cycle": self.env.now, "pes": states})
-
-
-@contextmanager
-def _no_cycle_collection():
-    """Python's cycle collector off while the events run. A run allocates a few objects per command
-    (commands, events, closures) that reference counting frees; almost none form cycles, but each
-    allocation burst triggers a collection, and the full ones scan every live object, so with the
-    collector on the cost per command grew with the run (attention 2x1024x128: 38 us a command,
-    8x2048x128: 62). The few cycles a run leaves wait for the collector's next pass after it."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _arg_value(decl, v) -> int | float:

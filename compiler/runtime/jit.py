@@ -10,6 +10,7 @@ import functools
 import time
 
 import numpy as np
+from simulator.gc_pause import cycle_collection_paused
 
 from ..errors import CompilationError, KernelRuntimeError
 from ..ir import types as T
@@ -118,7 +119,8 @@ class JITFunction:
         self.compile_count += 1
         outer, source.GLOBALS_READ = source.GLOBALS_READ, []
         try:
-            compiled = compile_ir(self, arg_types, constexprs, attrs)
+            with cycle_collection_paused():
+                compiled = compile_ir(self, arg_types, constexprs, attrs)
             compiled.globals_read = source.GLOBALS_READ
         finally:
             source.GLOBALS_READ = outer
@@ -156,6 +158,10 @@ class JITFunction:
         return compiled
 
     def run(self, *args, grid, warmup=False, _commit=True, _expect=None, **kwargs):
+        with cycle_collection_paused():           # a compile's and a simulation's objects (gc_pause.py)
+            return self._run(args, grid, warmup, _commit, _expect, kwargs)
+
+    def _run(self, args, grid, warmup, _commit, _expect, kwargs):
         options, kwargs = split_launch_options(kwargs, self.arg_names)
         executor_name = options.extra.pop("executor", None)
         bound = self.bind(args, kwargs)

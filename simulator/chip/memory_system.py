@@ -45,6 +45,10 @@ class Access:
     (one length for all runs, or one per run when a descriptor joins boxes of different runs)."""
     starts: np.ndarray
     run_bytes: int | np.ndarray
+    # for a box's runs (pe/dma.py): a hashable key of their offsets from the first one (the box's element
+    # size, shape and strides), so that what the offsets alone decide is worked out once per key and
+    # start alignment (MemorySystem.derived), not at every transfer
+    pattern: tuple | None = None
 
     @property
     def nbytes(self) -> int:
@@ -57,7 +61,14 @@ class Access:
         if self.starts.size == 1 and not isinstance(self.run_bytes, np.ndarray):
             s = int(self.starts[0])
             return s, s + int(self.run_bytes)
-        return int(self.starts.min()), int((self.starts + self.run_bytes).max())
+        if self.pattern is not None:
+            s = int(self.starts[0])
+            lo, hi = _SPANS.get(self.pattern) or _SPANS.setdefault(self.pattern, self._span(s))
+            return s + lo, s + hi
+        return self._span(0)
+
+    def _span(self, origin: int) -> tuple[int, int]:
+        return int(self.starts.min()) - origin, int((self.starts + self.run_bytes).max()) - origin
 
     def same(self, other: "Access") -> bool:
         """Whether two accesses are the same runs."""
@@ -74,6 +85,9 @@ class Access:
         return Access(starts, int(runs[0]) if np.all(runs == runs[0]) else runs)
 
 
+_SPANS: dict[tuple, tuple[int, int]] = {}        # a box pattern's span, from its first run's start
+
+
 class MemorySystem:
     def __init__(self, cfg: Config, gmem=None):
         self.cfg = cfg
@@ -88,6 +102,8 @@ class MemorySystem:
         self.latency = [cfg.pe.dma.setup_cycles + 2 * self.noc.hops(i) * cfg.noc.hop_cycles + cfg.sram.latency_cycles
                         for i in range(cfg.num_pes)]
         self.env = None
+        # (what, box pattern, first start modulo the line or burst) -> the lines or bytes it decides
+        self.derived: dict[tuple, object] = {}
 
     def new_launch(self, env: simpy.Environment) -> None:
         """Links idle at time 0 (of `env`) and counters at zero; the LLC keeps its lines."""
@@ -109,12 +125,33 @@ class MemorySystem:
         self.bcast_seq: dict[tuple, int] = {}
 
     # ---- what a transfer touches ------------------------------------------------------------------
+    def _shifted(self, what: str, acc: Access, unit: int, work):
+        """`work` of a box pattern's runs moved to start within the first `unit` bytes, computed once per
+        pattern and alignment: a box's lines (or bursts) are those of its pattern shifted by whole units."""
+        s = int(acc.starts[0])
+        key = (what, acc.pattern, s % unit)
+        hit = self.derived.get(key)
+        if hit is None:
+            if len(self.derived) > 1 << 14:          # (programs have a few patterns; bound a long sweep)
+                self.derived.clear()
+            hit = self.derived[key] = work(Access(acc.starts - (s - s % unit), acc.run_bytes))
+            for a in (hit if isinstance(hit, tuple) else (hit,)):
+                if isinstance(a, np.ndarray):
+                    a.flags.writeable = False         # shared by every transfer of the pattern
+        return hit, s // unit
+
     def bus_bytes(self, acc: Access) -> int:
         """Bytes on the wires: every run is rounded out to whole bursts."""
         b = self.burst
         if acc.starts.size == 1 and not isinstance(acc.run_bytes, np.ndarray):   # one run: no array work
             s = int(acc.starts[0])
             return ((s + int(acc.run_bytes) - 1) // b - s // b + 1) * b
+        if acc.pattern is not None:
+            return self._shifted("bus", acc, b, self._bus_bytes)[0]
+        return self._bus_bytes(acc)
+
+    def _bus_bytes(self, acc: Access) -> int:
+        b = self.burst
         first = acc.starts // b
         last = (acc.starts + acc.run_bytes - 1) // b
         return int((last - first + 1).sum()) * b
@@ -124,6 +161,13 @@ class MemorySystem:
         if acc.starts.size == 1 and not isinstance(acc.run_bytes, np.ndarray):   # one run: no array work
             s = int(acc.starts[0])
             return np.arange(s // L, (s + int(acc.run_bytes) - 1) // L + 1, dtype=np.int64)
+        if acc.pattern is not None:
+            rel, shift = self._shifted("lines", acc, L, self._lines)
+            return rel + shift
+        return self._lines(acc)
+
+    def _lines(self, acc: Access) -> np.ndarray:
+        L = self.line
         first = acc.starts // L
         last = (acc.starts + acc.run_bytes - 1) // L
         if first.size == 1:
@@ -140,6 +184,12 @@ class MemorySystem:
 
     def line_cover(self, acc: Access) -> tuple[np.ndarray, np.ndarray]:
         """The lines an access touches and how many of each line's bytes it covers."""
+        if acc.pattern is not None and acc.starts.size > 1:
+            (rel, cov), shift = self._shifted("cover", acc, self.line, self._line_cover)
+            return rel + shift, cov
+        return self._line_cover(acc)
+
+    def _line_cover(self, acc: Access) -> tuple[np.ndarray, np.ndarray]:
         L = self.line
         s = acc.starts
         if not (np.asarray(acc.run_bytes) % L).any() and not (s % L).any():        # whole lines only

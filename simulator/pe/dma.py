@@ -262,8 +262,25 @@ def clip(shape, valid) -> tuple[int, ...]:
     return tuple(max(0, min(int(x), n)) for x, n in zip(valid, shape))
 
 
+_BOX_RUNS: dict[tuple, tuple[np.ndarray, int]] = {}      # (isz, shape, strides) -> run offsets, run bytes
+
+
 def box_access(base: int, isz: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> Access:
-    """The contiguous runs of a strided box: inner dimensions merge while they are dense."""
+    """The contiguous runs of a strided box: inner dimensions merge while they are dense. A box's runs
+    are its pattern's (computed once per element size, shape and strides) moved to `base`."""
+    key = (isz, shape, strides)
+    hit = _BOX_RUNS.get(key)
+    if hit is None:
+        if len(_BOX_RUNS) > 1 << 14:
+            _BOX_RUNS.clear()
+        hit = _BOX_RUNS[key] = _box_runs(isz, shape, strides)
+    offsets, run = hit
+    if offsets.size == 1:
+        return Access(np.array([base], np.int64), run)
+    return Access(offsets + base, run, key)
+
+
+def _box_runs(isz: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[np.ndarray, int]:
     dims = [(n, s) for n, s in zip(shape, strides) if n > 1] or [(1, 1)]
     run_elems = 1
     if dims[-1][1] == 1:
@@ -272,7 +289,8 @@ def box_access(base: int, isz: int, shape: tuple[int, ...], strides: tuple[int, 
         while dims and dims[-1][1] == run_elems:
             run_elems *= dims[-1][0]
             dims.pop()
-    starts = np.array([base], np.int64)
+    starts = np.zeros(1, np.int64)
     for n, s in dims:
         starts = (starts[:, None] + np.arange(n, dtype=np.int64)[None, :] * (s * isz)).reshape(-1)
-    return Access(starts, run_elems * isz)
+    starts.flags.writeable = False
+    return starts, run_elems * isz
