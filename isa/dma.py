@@ -94,15 +94,19 @@ class DmaScatter(Instr):
 
 @instruction("dma.rows", "dma")
 class DmaRows(Instr):
-    """Indexed DMA_IN: dst[r, c] = mem[base + (index[r] * row_stride + c) * itemsize] for
-    c < valid_cols (all columns when 0), pad elsewhere, and for r with index[r] >= 0; rows whose
-    index is negative are filled with pad. One descriptor per row (embedding lookups)."""
+    """Indexed DMA_IN: dst[r, c] = mem[base + (index[r] * row_stride + j) * itemsize] for
+    c < valid_cols (all columns when 0) and the rows r where mask[r] (every row without a mask);
+    pad elsewhere. j = c, or with wrap=[start, bound] j = (start + c) rem bound (C's remainder, as
+    for dma.in): a row is then up to two runs. One descriptor per row (embedding lookups, rows
+    gathered by loaded indices). An index may be negative: it is an offset from base like any other."""
     dst: TileKind
     base: XReg
     index: TileKind
     row_stride: XOrImm
     valid_cols: XOrImm = 0
     pad: FOrImm = 0.0
+    mask: OptTile = None
+    wrap: XList = ()
 
 
 @instruction("dma.atomic", "dma")

@@ -7,6 +7,8 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
+from compiler.runtime.mtia_executor import mtia_program
+from simulator import get_config
 
 from executors import EXECUTORS, launch
 
@@ -82,7 +84,14 @@ def test_a_quotient_taken_again_by_another_divisor_is_one_scalar_too(executor, S
     meta = dict(H=H, S=S, D=D, YB=YB, XB=XB)
     launch(_heads_2d_kernel, (1, triton.cdiv(batch * H * S, YB)), *args, **meta, executor=executor)
     np.testing.assert_array_equal(out, 2 * x.transpose(0, 2, 1, 3))
-    assert (_elementwise(_heads_2d_kernel.compile(*args, **meta)) == []) == boxes
+    compiled = _heads_2d_kernel.compile(*args, **meta)
+    assert _elementwise(compiled) == []
+    # where a block spans two sequences no box covers it, but each row is D contiguous elements
+    # picked by its own (computed) offset: a row load (backend/rows.py), a gather without that
+    assert ("dma.rows" in compiled.asm["mtia-asm"]) == (not boxes)
+    if not boxes:
+        off = mtia_program(compiled, get_config(), 3, {"row_loads": False})[0].to_asm()
+        assert "dma.gather" in off and "dma.rows" not in off
 
 
 @triton.jit

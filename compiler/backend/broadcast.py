@@ -50,7 +50,7 @@ _PER_PROGRAM = frozenset(n.value for n in (Op.GET_PROGRAM_ID, Op.GET_NUM_PROGRAM
 # ops through which programs can wait on each other
 _SYNCHRONISING = frozenset((mtia.ATOMIC, mtia.CAS, Op.ATOMIC_RMW.value, Op.ATOMIC_CAS.value, Op.RE_REDUCE.value))
 _WRITES = frozenset((mtia.STORE_BOX, mtia.SCATTER))
-_READS = frozenset((mtia.LOAD_BOX, mtia.GATHER))
+_READS = frozenset((mtia.LOAD_BOX, mtia.GATHER, mtia.LOAD_ROWS))
 
 
 def box_loads(func) -> list:

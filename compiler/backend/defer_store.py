@@ -67,7 +67,7 @@ SYNCHRONISING = (sync.Barrier, sync.Fence, sync.NextPid, dma.DmaAtomic, dma.DmaC
                  riscv.Jalr)
 CB_CORE_OPS = (cbi.CbReserve, cbi.CbPush, cbi.CbWait, cbi.CbPop, cbi.CbRdptr, cbi.CbWrptr)
 # the memory ops a kernel may have for its stores to be deferred (all others are refused)
-_READS = (mtia.LOAD_BOX, mtia.GATHER)
+_READS = (mtia.LOAD_BOX, mtia.GATHER, mtia.LOAD_ROWS)
 _WRITES = (mtia.STORE_BOX, mtia.SCATTER)
 _OTHER_MEMORY = frozenset((mtia.ATOMIC, mtia.CAS, Op.LOAD.value, Op.STORE.value, Op.ATOMIC_RMW.value,
                            Op.ATOMIC_CAS.value, Op.DESCRIPTOR_LOAD.value, Op.DESCRIPTOR_STORE.value,

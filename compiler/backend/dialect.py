@@ -11,6 +11,7 @@ from ..ir.ops import OP_DEFS, define
 LOAD_BOX = "mtia.load_box"
 STORE_BOX = "mtia.store_box"
 GATHER = "mtia.gather"
+LOAD_ROWS = "mtia.load_rows"
 SCATTER = "mtia.scatter"
 ATOMIC = "mtia.atomic"
 CAS = "mtia.cas"
@@ -34,6 +35,11 @@ attrs: rank, unaligned, remap, remap_dim, remap_args.""",
     define(GATHER, """Element-wise DMA: result[i] = ptr[offsets[i]] where mask[i] (offsets: an integer block,
 in elements), else the padding (attr pad: the constant for masked-off elements).""",
            operands=("ptr", "offsets", "mask?"), pure=False)
+    define(LOAD_ROWS, """Row DMA: result[r, c] = ptr[index[r] * row_stride + j] for c < valid_cols (i64 scalars;
+index: an [N, 1] integer block) in the rows where mask[r] ([N, 1]), else the padding (attr pad); j = c,
+or (start + c) rem bound with the `wrap_args` (2) wrap scalars start, bound. One descriptor per row;
+see backend/rows.py.""",
+           operands=("ptr", "index", "row_stride", "valid_cols", "wrap*wrap_args", "mask?"), pure=False)
     define(SCATTER, "Element-wise DMA: ptr[offsets[i]] = value[i] where mask[i].",
            operands=("ptr", "offsets", "value", "mask?"), results=0, pure=False)
     define(ATOMIC, """Atomic read-modify-write per element (attr kind: add, max, min, xchg, and, or, xor):

@@ -21,6 +21,7 @@ from .command_forms import apply_command_forms
 from .defer_store import defer_final_store
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
 from .passes.bufferize import Bufferize
+from .passes.carry_row_offsets import CarryRowOffsets
 from .passes.coalesce_k import CoalesceK, may_apply
 from .passes.expand_combine import ExpandCombine
 from .passes.licm import HoistLoopInvariants
@@ -42,10 +43,13 @@ def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = No
     hoist = [HoistLoopInvariants(),          # scalar address arithmetic out of loops
              CommonSubexpressionElimination()] if opts.licm else []   # ... where it meets code hoisted before
     coalesce = [CoalesceK(target.dpe_dtypes, num_stages, _latency_bytes(cfg))] if opts.coalesce_k else []
+    rows = [CarryRowOffsets()] if opts.row_loads else []
     return [
         ExpandCombine(),                     # reduce/scan combines the RE cannot run -> SE and MLU steps
         ScalarizeIterArgs(opts.remap_boxes),     # loop-carried pointer blocks -> scalar pointers
-        LowerMemory(target.dma_align, opts.remap_boxes, opts.mask_boxes, opts.index_windows),  # -> box DMAs, gathers
+        *rows,                               # ... moved row by row -> their rows' offsets
+        LowerMemory(target.dma_align, opts.remap_boxes, opts.mask_boxes, opts.index_windows,   # -> box DMAs,
+                    opts.row_loads),                                                        # rows, gathers
         MaterializePointers(),               # any other pointer block -> address tiles and gathers
         CommonSubexpressionElimination(),
         *hoist,

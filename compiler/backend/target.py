@@ -31,8 +31,8 @@ UNIT_OF = {
     Op.DOT: "dpe",
     Op.REDUCE: "re", Op.SCAN: "re", Op.HISTOGRAM: "re", Op.RE_REDUCE: "re",
     Op.JOIN: "mlu", Op.SPLIT: "mlu", Op.CAT: "mlu", Op.EXTRACT_SLICE: "mlu", Op.GATHER: "mlu",
-    mtia.LOAD_BOX: "dma", mtia.STORE_BOX: "dma", mtia.GATHER: "dma", mtia.SCATTER: "dma", mtia.ATOMIC: "dma",
-    mtia.CAS: "dma",
+    mtia.LOAD_BOX: "dma", mtia.STORE_BOX: "dma", mtia.GATHER: "dma", mtia.LOAD_ROWS: "dma",
+    mtia.SCATTER: "dma", mtia.ATOMIC: "dma", mtia.CAS: "dma",
     mtia.TO_SCALAR: "core",
 }
 # ops that give a one-element tile even on 0-d values (the control core reads the result back)

@@ -21,7 +21,7 @@ from isa.types import np_dtype
 from ..chip.memory_system import Access
 from ..errors import SanitizerError
 from ..signal import Signal
-from ..semantics.dma import boxes
+from ..semantics.dma import wrap_parts, boxes
 from .engine import Engine
 
 READS_AT_START = (dma.DmaIn, dma.DmaGather, dma.DmaRows)
@@ -220,6 +220,15 @@ class DMA(Engine):
                 self.check_aligned(cmd, base)
             acc = [box_access(base, isz, sh, st) for base, _, sh, st in parts]
             return (acc[0] if len(acc) == 1 else Access.join(acc)), t is dma.DmaOut
+        if t is dma.DmaRows and v.get("wrap"):          # each row's wrapped parts, a run each
+            offs, tile, _, cols = self.element_offsets(cmd)
+            if offs is None or offs.size == 0:
+                return None, False
+            isz = np_dtype(tile.dtype).itemsize
+            parts = wrap_parts(int(v["wrap"][0]), int(v["wrap"][1]), cols, cmd.where)
+            starts = (offs[:, None] + np.array([j0 for _, _, j0, _ in parts], np.int64)[None, :]).reshape(-1)
+            runs = np.tile(np.array([n for _, n, _, _ in parts], np.int64), offs.size)
+            return Access(v["base"] + starts * isz, runs * isz if len(parts) > 1 else int(runs[0]) * isz), False
         # element-wise forms: every element its own transaction
         offs, tile, write, run = self.element_offsets(cmd)
         if offs is None or offs.size == 0:
@@ -239,8 +248,9 @@ class DMA(Engine):
         ins, ls = cmd.ins, self.pe.ls
         t = type(ins)
         if t is dma.DmaRows:
-            idx = view(ls, cmd.addr["index"], ins.index).reshape(-1).astype(np.int64)
-            idx = idx[idx >= 0]
+            idx = view(ls, cmd.addr["index"], ins.index).reshape(-1)[: ins.dst.shape[0]].astype(np.int64)
+            if ins.mask is not None:
+                idx = idx[view(ls, cmd.addr["mask"], ins.mask).reshape(-1)[: idx.size].astype(np.bool_)]
             ncols = int(np.prod(ins.dst.shape[1:]))
             cols = ncols if not cmd.vals["valid_cols"] else min(int(cmd.vals["valid_cols"]), ncols)
             if cols == 0:

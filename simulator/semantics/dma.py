@@ -67,7 +67,7 @@ def boxes(vals, box: tuple[int, ...], isz: int, where) -> list:
     d, start, bound = (int(x) for x in spec[:3])
     n = box[d]
     if wrap:
-        parts = _wrap_parts(start, bound, n, where)
+        parts = wrap_parts(start, bound, n, where)
     else:
         k = min(max(bound - start, 0), n)
         parts = [p for p in ((0, k, start, 1), (k, n - k, int(spec[3]), 0)) if p[1]]
@@ -83,7 +83,7 @@ def boxes(vals, box: tuple[int, ...], isz: int, where) -> list:
     return out
 
 
-def _wrap_parts(start: int, bound: int, n: int, where) -> list:
+def wrap_parts(start: int, bound: int, n: int, where) -> list:
     """(first index, count, first j, step 1) of each contiguous part of j = (start + i) rem bound, i < n."""
     if bound <= 0:
         raise SanitizerError(f"{where()}: wraps a dimension by {bound}: the bound of `%` must be positive")
@@ -161,6 +161,10 @@ def scatter(ctx, cmd):
         typed[idx] = np.asarray(vals).reshape(-1)
 
 
+def _row_mask(ctx, cmd, nrows: int) -> np.ndarray:
+    return view(ctx.ls, cmd.addr["mask"], cmd.ins.mask).reshape(-1)[:nrows].astype(np.bool_)
+
+
 @semantics(dma.DmaRows)
 def rows(ctx, cmd):
     ins, v = cmd.ins, cmd.vals
@@ -170,12 +174,22 @@ def rows(ctx, cmd):
     cols = ncols if not v["valid_cols"] else min(int(v["valid_cols"]), ncols)
     flat = dst.reshape(nrows, ncols)
     flat[...] = source(ctx, cmd, "pad", dst.dtype)
-    live = np.flatnonzero(index[:nrows] >= 0)
+    live = np.arange(nrows) if ins.mask is None else np.flatnonzero(_row_mask(ctx, cmd, nrows))
     if live.size == 0 or cols == 0:
         return
-    offs = index[live][:, None] * int(v["row_stride"]) + np.arange(cols)[None, :]
+    offs = index[live][:, None] * int(v["row_stride"]) + row_columns(v.get("wrap", ()), cols, cmd.where)[None, :]
     typed, idx = _elements(ctx, v["base"], offs, dst.dtype, cmd, "load")
     flat[live, :cols] = typed[idx]
+
+
+def row_columns(wrap, cols: int, where) -> np.ndarray:
+    """The element offsets of a dma.rows row's columns: 0..cols-1, or (start + c) rem bound."""
+    if not wrap:
+        return np.arange(cols)
+    if len(wrap) != 2:
+        raise SanitizerError(f"{where()}: wrap=[start, bound] for dma.rows, got {list(wrap)}")
+    parts = wrap_parts(int(wrap[0]), int(wrap[1]), cols, where)
+    return np.concatenate([np.arange(j0, j0 + n) for _, n, j0, _ in parts])
 
 
 _RMW = {

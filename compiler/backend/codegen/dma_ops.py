@@ -1,5 +1,5 @@
-"""DMA commands: box transfers (masks as valid extents, wrapped or clamped rows as remaps), element-wise
-gathers, scatters and atomics."""
+"""DMA commands: box transfers (masks as valid extents, wrapped or clamped rows as remaps), rows picked
+by an index block, element-wise gathers, scatters and atomics."""
 from __future__ import annotations
 
 from isa import dma
@@ -41,6 +41,14 @@ def _gather(g, op) -> None:
              mask=_mask(g, op), pad=float(op.attrs.get("pad", 0) or 0))
 
 
+def _load_rows(g, op) -> None:
+    row_stride, valid_cols = g.xlist([op.row_stride, op.valid_cols])
+    wrap = {"wrap": g.xlist(op.wrap)} if op.attrs.get("wrap_args") else {}
+    g.e.emit(dma.DmaRows, _where(op), dst=g.out_tile(op), base=g.reg(op.ptr), index=g.tile(op.index, op),
+             row_stride=row_stride, valid_cols=valid_cols, pad=float(op.attrs.get("pad", 0) or 0), mask=_mask(g, op),
+             **wrap)
+
+
 def _scatter(g, op) -> None:
     g.e.emit(dma.DmaScatter, src=g.tile(op.value, op), base=g.reg(op.ptr), offsets=g.tile(op.offsets, op),
              mask=_mask(g, op))
@@ -56,5 +64,5 @@ def _cas(g, op) -> None:
              cmp=g.tile(op.cmp, op), val=g.tile(op.value, op))
 
 
-LOWER = {mtia.LOAD_BOX: _load_box, mtia.STORE_BOX: _store_box, mtia.GATHER: _gather, mtia.SCATTER: _scatter,
-         mtia.ATOMIC: _atomic, mtia.CAS: _cas}
+LOWER = {mtia.LOAD_BOX: _load_box, mtia.STORE_BOX: _store_box, mtia.GATHER: _gather, mtia.LOAD_ROWS: _load_rows,
+         mtia.SCATTER: _scatter, mtia.ATOMIC: _atomic, mtia.CAS: _cas}

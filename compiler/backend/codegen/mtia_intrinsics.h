@@ -87,8 +87,8 @@ void dma_gather(const dma_gather_args&);
 struct dma_scatter_args { tile src; xreg base; tile offsets; tile mask = {}; };
 void dma_scatter(const dma_scatter_args&);
 
-// dma.rows: Indexed DMA_IN: dst[r, c] = mem[base + (index[r] * row_stride + c) * itemsize] for c < valid_cols (all columns when 0), pad elsewhere, and for r with index[r] >= 0; rows whose index is negative are filled with pad. One descriptor per row (embedding lookups).
-struct dma_rows_args { tile dst; xreg base; tile index; int64_t row_stride; int64_t valid_cols = 0; double pad = 0.0; };
+// dma.rows: Indexed DMA_IN: dst[r, c] = mem[base + (index[r] * row_stride + j) * itemsize] for c < valid_cols (all columns when 0) and the rows r where mask[r] (every row without a mask); pad elsewhere. j = c, or with wrap=[start, bound] j = (start + c) rem bound (C's remainder, as for dma.in): a row is then up to two runs. One descriptor per row (embedding lookups, rows gathered by loaded indices). An index may be negative: it is an offset from base like any other.
+struct dma_rows_args { tile dst; xreg base; tile index; int64_t row_stride; int64_t valid_cols = 0; double pad = 0.0; tile mask = {}; xlist wrap = {}; };
 void dma_rows(const dma_rows_args&);
 
 // dma.atomic: For each element i in row-major order where mask[i]: old = mem[a]; mem[a] = op(old, val[i]) with a = base + offsets[i] * itemsize; dst[i] = old (dst may be none). Atomic with respect to every other PE: the read-modify-write happens at the memory in one step.

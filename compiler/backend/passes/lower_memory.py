@@ -22,7 +22,7 @@ from ...ir import Builder, Op
 from ...ir.core import Operation, Value
 from ...ir.types import BlockType, i1, i32, i64, u64
 from .. import dialect as mtia
-from .. import windows
+from .. import rows, windows
 from ..affine import Affine, Poly, Quotient, analyze
 from ..masks import BoxMask, analyze_mask
 from .util import constant_value, erase_dead, error_at
@@ -34,11 +34,13 @@ class LowerMemory:
     is not provably `align_bytes`-aligned (the target's DMA alignment) is marked unaligned. Switches
     (compiler/backend/options.py): `remap_boxes` off makes wrapped and clamped rows gathers, `mask_boxes`
     off makes every masked access a gather or scatter under its mask, `index_windows` off makes loads
-    through checked indices element-wise gathers, not windows."""
+    through checked indices element-wise gathers, not windows, `row_loads` off makes rows picked by
+    an index block (rows.py) element-wise gathers."""
     align_bytes: int
     remap_boxes: bool = True
     mask_boxes: bool = True
     index_windows: bool = True
+    row_loads: bool = True
     name: ClassVar[str] = "lower-memory"
 
     def run(self, module) -> None:
@@ -108,6 +110,23 @@ def offset_pointer(b: Builder, root: Value, p: Poly) -> Value:
     if not p:
         return root
     return b.create1(Op.ADDPTR, [root, materialize(b, p)], root.type)
+
+
+def index_block(b: Builder, aff: Affine, d: int) -> Value:
+    """The i64 index block along dimension d: 0..n-1, or its remap f(i) (a wrap or clamp of start + i)."""
+    n = aff.shape[d]
+    t = BlockType((n,), i64)
+    r = b.create1(Op.MAKE_RANGE, [], BlockType((n,), i32), {"start": 0, "end": n})
+    r = b.create1(Op.EXTSI, [r], t)
+    m = aff.remap
+    if m is None or m.dim != d:
+        return r
+    splat = lambda p: b.create1(Op.SPLAT, [materialize(b, p)], t)  # noqa: E731
+    r = b.create1(Op.ADDI, [r, splat(m.start)], t)
+    if m.kind == "wrap":
+        return b.create1(Op.REMSI, [r, splat(m.bound)], t)
+    inside = b.create1(Op.CMPI, [r, splat(m.bound)], BlockType((n,), i1), {"predicate": "slt"})
+    return b.create1(Op.SELECT, [inside, r, splat(m.fill)], t)
 
 
 def _divisibility(v: Value) -> int:
@@ -281,6 +300,13 @@ def _lower_load(op: Operation, lm: LowerMemory) -> None:
         op.result.replace_all_uses_with(val)
         op.erase()
         return
+    form = rows.find(op) if lm.row_loads and uniform_other and not isinstance(pad, Value) else None
+    if form is not None:
+        val = _rows_load(b, op, form, pad)
+        val.name_hint = op.result.name_hint
+        op.result.replace_all_uses_with(val)
+        op.erase()
+        return
     root, offs = split_pointer(b, ptr)
     operands = [root, offs]
     attrs = {}
@@ -294,6 +320,47 @@ def _lower_load(op: Operation, lm: LowerMemory) -> None:
         val = b.create1(Op.SELECT, [mask, val, other], op.result.type)    # `other` where masked off
     op.result.replace_all_uses_with(val)
     op.erase()
+
+
+def _rows_load(b: Builder, op: Operation, form: rows.Rows, pad) -> Value:
+    """Rows picked by an index block (rows.py): one row descriptor each. A column bound of at most 0
+    reads no row (the DMA's valid_cols 0 means every column), so it joins the row mask."""
+    ptr = offset_pointer(b, form.start.root, form.start.base)
+    n = op.result.type.shape[0]
+    if form.summed:                     # index sum(coef * x) + j(r) * down in i64, stride 1
+        t = BlockType((n, 1), i64)
+        index = None
+        for x, coef in form.terms:
+            if x.type.scalar != i64:
+                x = b.create1(Op.EXTSI, [x], t)
+            if not (coef.is_const and coef.value == 1):
+                x = b.create1(Op.MULI, [x, b.create1(Op.SPLAT, [materialize(b, coef)], t)], t)
+            index = x if index is None else b.create1(Op.ADDI, [index, x], t)
+        if form.down:
+            r = b.create1(Op.EXPAND_DIMS, [index_block(b, form.start, 0)], t, {"axis": 1})   # r, or its remap
+            if not (form.down.is_const and form.down.value == 1):
+                r = b.create1(Op.MULI, [r, b.create1(Op.SPLAT, [materialize(b, form.down)], t)], t)
+            index = b.create1(Op.ADDI, [index, r], t)
+        stride = b.constant(1, i64)
+    else:
+        ((index, coef),) = form.terms
+        stride = materialize(b, coef)
+    masks = list(form.row_masks)
+    m_t = BlockType((n, 1), i1)
+    if form.cols is None:
+        cols = b.constant(0, i64)
+    else:
+        cols = materialize(b, form.cols)
+        if not (form.cols.is_const and form.cols.value > 0):
+            some = b.create1(Op.CMPI, [b.constant(0, i64), cols], i1, {"predicate": "slt"})
+            masks.append(b.create1(Op.SPLAT, [some], m_t))
+    mask = None
+    for m in masks:
+        mask = m if mask is None else b.create1(Op.ANDI, [mask, m], m_t)
+    remap = form.start.remap
+    wrap = [materialize(b, remap.start), materialize(b, remap.bound)] if remap is not None and remap.dim == 1 else []
+    operands = [ptr, index, stride, cols, *wrap] + ([mask] if mask is not None else [])
+    return b.create1(mtia.LOAD_ROWS, operands, op.result.type, {"pad": pad, "wrap_args": len(wrap)})
 
 
 def _window_load(b: Builder, op: Operation, win, box: BoxMask, lm: LowerMemory) -> Value:

@@ -16,7 +16,7 @@ from ...ir import Builder, Op
 from ...ir.core import Operation, Value
 from ...ir.types import BlockType, i1, i32, i64
 from ..affine import Affine, analyze
-from .lower_memory import materialize, offset_pointer
+from .lower_memory import index_block, materialize, offset_pointer
 
 
 @dataclass(frozen=True)
@@ -47,23 +47,6 @@ def _delta(arg: Value, yielded: Value):
     return aff
 
 
-def _index(b: Builder, aff: Affine, d: int) -> Value:
-    """The i64 index block along dimension d: 0..n-1, or its remap f(i) (a wrap or clamp of start + i)."""
-    n = aff.shape[d]
-    t = BlockType((n,), i64)
-    r = b.create1(Op.MAKE_RANGE, [], BlockType((n,), i32), {"start": 0, "end": n})
-    r = b.create1(Op.EXTSI, [r], t)
-    m = aff.remap
-    if m is None or m.dim != d:
-        return r
-    splat = lambda p: b.create1(Op.SPLAT, [materialize(b, p)], t)  # noqa: E731
-    r = b.create1(Op.ADDI, [r, splat(m.start)], t)
-    if m.kind == "wrap":
-        return b.create1(Op.REMSI, [r, splat(m.bound)], t)
-    inside = b.create1(Op.CMPI, [r, splat(m.bound)], BlockType((n,), i1), {"predicate": "slt"})
-    return b.create1(Op.SELECT, [inside, r, splat(m.fill)], t)
-
-
 def _pattern(b: Builder, aff: Affine) -> Value | None:
     """i64 block sum_d j_d * stride_d over aff's shape, j_d = i_d or its remap (None when every
     stride is zero)."""
@@ -72,7 +55,7 @@ def _pattern(b: Builder, aff: Affine) -> Value | None:
     for d, s in enumerate(aff.strides):
         if not s:
             continue
-        r = _index(b, aff, d)
+        r = index_block(b, aff, d)
         cur = (shape[d],)
         for axis in range(len(shape)):
             if axis == d:
