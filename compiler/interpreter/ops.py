@@ -160,8 +160,17 @@ def _unsigned_pair(fn):
     return g
 
 
+def _wrapping(fn, on_bools):
+    """An integer add/sub that wraps at every width, i1 included: on bools numpy's add is a logical or
+    (True + True = True) and its subtract raises, where i1 arithmetic is mod 2 (True + True = False)."""
+    def g(a, b):
+        return on_bools(a, b) if a.dtype == np.bool_ else fn(a, b)
+    return g
+
+
 for _name, _fn in {
-    Op.ADDI: np.add, Op.SUBI: np.subtract, Op.MULI: np.multiply, Op.DIVSI: _divsi,
+    Op.ADDI: _wrapping(np.add, np.bitwise_xor), Op.SUBI: _wrapping(np.subtract, np.bitwise_xor),
+    Op.MULI: np.multiply, Op.DIVSI: _divsi,
     Op.DIVUI: _safe(_unsigned_pair(np.floor_divide)), Op.REMSI: _safe(np.fmod),
     Op.REMUI: _safe(_unsigned_pair(np.remainder)), Op.ANDI: np.bitwise_and, Op.ORI: np.bitwise_or,
     Op.XORI: np.bitwise_xor, Op.SHLI: _shift("shl"), Op.SHRSI: _shift("shrsi"), Op.SHRUI: _shift("shrui"),

@@ -214,6 +214,8 @@ class Semantic:
             a, b, at, bt = b, a, bt, at
         if at.is_ptr():
             return self.addptr(a, b)
+        if at.is_bool():   # i1 arithmetic is mod 2, as on a GPU: True + True == False
+            return self._op(Op.XORI, [a, b], a.type)
         return self._op(Op.ADDF if at.is_floating() else Op.ADDI, [a, b], a.type)
 
     def addptr(self, ptr: tensor, off: tensor) -> tensor:
@@ -225,6 +227,8 @@ class Semantic:
         a, b = self.binary_operands(a, b, True, False)
         if a.type.scalar.is_ptr():
             return self.addptr(a, self.minus(b))
+        if a.type.scalar.is_bool():   # mod 2: a - b == a ^ b (True - True == False, False - True == True)
+            return self._op(Op.XORI, [a, b], a.type)
         return self._op(Op.SUBF if a.type.scalar.is_floating() else Op.SUBI, [a, b], a.type)
 
     def mul(self, a, b) -> tensor:
