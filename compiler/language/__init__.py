@@ -32,9 +32,13 @@ def _member_functions() -> dict:
     from . import builtins, reductions, standard
     by_module = {
         reductions: ("sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "reduce", "xor_sum",
-                     "associative_scan", "softmax"),
-        math: ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sin", "cos", "erf", "floor", "ceil", "sigmoid"),
-        builtins: ("ravel", "join", "interleave", "cast", "item", "squeeze", "unsqueeze", "gather", "histogram"),
+                     "associative_scan", "softmax", "reduce_or"),
+        math: ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "abs", "sin", "cos", "erf", "floor", "ceil",
+               "sigmoid"),
+        builtins: ("ravel", "join", "interleave", "cast", "item", "squeeze", "unsqueeze", "gather", "histogram",
+                   # a pointer tensor's members, as in Triton: ptrs.store(v), ptrs.atomic_add(v), ...
+                   "store", "advance", "atomic_cas", "atomic_xchg", "atomic_add", "atomic_max", "atomic_min",
+                   "atomic_and", "atomic_or", "atomic_xor", "cdiv"),
         standard: ("sort", "flip", "topk"),
     }
     return {name: getattr(module, name) for module, names in by_module.items() for name in names}
