@@ -32,6 +32,29 @@ def _is_constexpr_annotation(ann) -> bool:
     return ann is constexpr or getattr(ann, "__name__", "") == "constexpr"
 
 
+def _dtype_annotation(ann):
+    """The scalar dtype an annotation forces on its argument, or None. Triton reads a dtype given as an
+    object (`n: tl.int64`) or as text, as `from __future__ import annotations` leaves every annotation
+    ("tl.int64", "uint8", "fp16"); text naming no dtype ("torch.Tensor", "tl.constexpr") forces nothing.
+    Python's own int/float/bool (which Triton reads as i32/fp32/i1) are left to the value's type."""
+    from ..ir.types import DType, PointerType, parse_type_name
+    if isinstance(ann, str):
+        name = ann.strip()
+        name = name.removeprefix("tl.")   # only that prefix, as Triton (runtime/jit.py _normalize_ty)
+        if name in ("int", "float", "bool"):
+            return None
+        from .. import language
+        found = getattr(language, name, None)
+        if isinstance(found, DType):
+            ann = found
+        else:
+            try:
+                ann = parse_type_name(name)
+            except ValueError:
+                return None
+    return ann if isinstance(ann, DType) and not isinstance(ann, PointerType) else None
+
+
 # While the runtime compiles a kernel, the list of (globals table, name, value) that its frontend read,
 # the kernel's and its @jit callees' alike: module globals are compiled in (a Python number becomes a
 # constexpr), so the runtime keys its cache on their values and recompiles when one changes.
@@ -148,9 +171,7 @@ class FunctionSource:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 raise ValueError(f"@jit function {fn.__name__} cannot take *args or **kwargs")
             ann = anns.get(p.name, p.annotation)
-            from ..ir.types import DType
-            self.params.append(Param(p.name, _is_constexpr_annotation(ann), p.default,
-                                     ann if isinstance(ann, DType) else None))
+            self.params.append(Param(p.name, _is_constexpr_annotation(ann), p.default, _dtype_annotation(ann)))
 
     def loc(self, node: ast.AST) -> Loc:
         line = getattr(node, "lineno", 1) + self.first_line - 1
