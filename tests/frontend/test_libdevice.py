@@ -324,11 +324,11 @@ def test_pow_of_ints_and_halfs_is_an_error():
 
 def test_names_follow_triton():
     """Every name is one of CUDA libdevice's in Triton (plus fabs and umulhi, kept from before)."""
-    triton_names = set("""abs acos acosh add_rn asin asinh atan atan2 atanh cbrt ceil copysign cos cosh div_rn
+    triton_names = set("""abs acos acosh add_rn asin asinh atan atan2 atanh cbrt ceil clz copysign cos cosh div_rn
         double2int_rn double_as_longlong erf erfc exp exp10 exp2 expm1 fast_cosf fast_dividef fast_exp10f fast_expf
         fast_log10f fast_log2f fast_logf fast_powf fast_sinf fast_tanf fdim finitef float2int_rd float2int_rn
         float2int_ru float2int_rz float_as_int float_as_uint floor fma fma_rn fmod hypot int_as_float isfinited isinf
-        isnan llrint llround log log10 log1p log2 longlong_as_double mul_rn mulhi nearbyint pow rcbrt rhypot rint
+        isnan llrint llround log log10 log1p log2 longlong_as_double mul_rn mulhi nearbyint popc pow rcbrt rhypot rint
         round rsqrt saturatef signbit sin sinh sqrt sqrt_rn sub_rn tan tanh trunc uint_as_float""".split())
     assert set(libdevice.__all__) - {"fabs", "umulhi"} <= triton_names
     assert len(libdevice.__all__) >= 75

@@ -300,3 +300,44 @@ def mulhi_signed(x, y):
     uy = y.to(ut, bitcast=True)
     hi = umulhi(ux, uy) - where(x < 0, uy, 0) - where(y < 0, ux, 0)
     return hi.to(x.dtype, bitcast=True)
+
+
+@jit
+def popc(x):
+    """The number of set bits of a 32- or 64-bit integer, as int32 (CUDA's __nv_popc / __nv_popcll):
+    the classic SWAR sum, pairs then nibbles then bytes, read off the top byte of a multiply."""
+    if x.dtype.primitive_bitwidth == 64:
+        u = x.to(tl.uint64, bitcast=True)
+        u = u - ((u >> 1) & 0x5555555555555555)
+        u = (u & 0x3333333333333333) + ((u >> 2) & 0x3333333333333333)
+        u = (u + (u >> 4)) & 0x0F0F0F0F0F0F0F0F
+        return ((u * 0x0101010101010101) >> 56).to(tl.int32)
+    else:
+        u = x.to(tl.uint32, bitcast=True)
+        u = u - ((u >> 1) & 0x55555555)
+        u = (u & 0x33333333) + ((u >> 2) & 0x33333333)
+        u = (u + (u >> 4)) & 0x0F0F0F0F
+        return ((u * 0x01010101) >> 24).to(tl.int32)
+
+
+@jit
+def clz(x):
+    """The number of leading zero bits of a 32- or 64-bit integer, as int32 (__nv_clz / __nv_clzll; 32 or
+    64 for 0): every bit below the highest set one is set, and the zeros left are the width minus that count."""
+    if x.dtype.primitive_bitwidth == 64:
+        u = x.to(tl.uint64, bitcast=True)
+        u = u | (u >> 1)
+        u = u | (u >> 2)
+        u = u | (u >> 4)
+        u = u | (u >> 8)
+        u = u | (u >> 16)
+        u = u | (u >> 32)
+        return 64 - popc(u)
+    else:
+        u = x.to(tl.uint32, bitcast=True)
+        u = u | (u >> 1)
+        u = u | (u >> 2)
+        u = u | (u >> 4)
+        u = u | (u >> 8)
+        u = u | (u >> 16)
+        return 32 - popc(u)

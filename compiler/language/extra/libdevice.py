@@ -179,6 +179,8 @@ _SPEC = [
     ("uint_as_float", 1, {(U32,): _bitcast(F32)}, "uint32 bits as fp32"),
     ("double_as_longlong", 1, {(F64,): _bitcast(I64)}, "the bits of x as int64"),
     ("longlong_as_double", 1, {(I64,): _bitcast(F64)}, "int64 bits as fp64"),
+    ("popc", 1, {(I32,): _c.popc, (I64,): _c.popc}, "the number of set bits (int32 or int64), as int32"),
+    ("clz", 1, {(I32,): _c.clz, (I64,): _c.clz}, "the number of leading zero bits (int32 or int64), as int32"),
 ]
 
 _FUNCTIONS = _define(_SPEC)
