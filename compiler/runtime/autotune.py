@@ -80,6 +80,11 @@ class _Wrapper:
     def cache(self):
         return self.jit.cache
 
+    @property
+    def base_fn(self):
+        """The Python function under every decorator, as Triton's autotuner and heuristics name it."""
+        return self.jit.fn
+
 
 class Heuristics(_Wrapper):
     def __init__(self, fn, values: dict):
