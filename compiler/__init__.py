@@ -31,9 +31,13 @@ def set_allocator(allocator) -> None:
     _ALLOCATOR[0] = allocator
 
 
-def must_use_result(fn):
-    """Triton marks functions whose result must not be dropped; nothing to check here."""
-    return fn
+def must_use_result(x, s=True):
+    """Mark a @jit function (or builtin) whose result a kernel must use: a call to it as a statement of
+    its own is a compile error at that line. `@must_use_result("why")` adds "why" to the message."""
+    if isinstance(x, str):
+        return lambda fn: must_use_result(fn, x)
+    x._must_use_result = s
+    return x
 
 
 def cdiv(x: int, y: int) -> int:

@@ -113,7 +113,22 @@ class AstToIR(ast.NodeVisitor):
     def visit_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # docstring
+        if isinstance(node.value, ast.Call):
+            self._check_result_used(node.value)
         self.visit(node.value)
+
+    def _check_result_used(self, call: ast.Call):
+        """A call made a statement drops its result: refused for functions marked must_use_result."""
+        if not isinstance(call.func, (ast.Name, ast.Attribute)):
+            return
+        try:
+            fn = self.visit(call.func)
+        except Exception:   # noqa: BLE001  (the call itself reports a name it cannot resolve)
+            return
+        why = getattr(fn, "_must_use_result", False)
+        if why:
+            raise CompileTimeError(" ".join([f"The result of {ast.unparse(call.func)} is not being used."] +
+                                            ([why] if isinstance(why, str) else [])))
 
     def visit_Return(self, node):
         if self.loop_depth:
