@@ -60,6 +60,7 @@ class AstToIR(ast.NodeVisitor):
         self.scope = scope
         self.depth = depth
         self.loop_depth = 0
+        self.pending_constexprs: set[str] = set()   # names declared `x: tl.constexpr` and not yet assigned
 
     # --- errors and locations -----------------------------------------------------------------
     def visit(self, node):
@@ -143,11 +144,16 @@ class AstToIR(ast.NodeVisitor):
             self.assign(target, value)
 
     def visit_AnnAssign(self, node):
+        ann = self.visit(node.annotation) if not isinstance(node.annotation, ast.Constant) else node.annotation.value
+        is_constexpr = _unwrap(ann) is constexpr or (isinstance(ann, str) and ann.endswith("constexpr"))
         if node.value is None:
+            # `d0: tl.constexpr` alone declares that the next assignment to d0 (`d0, d1 = shape` included)
+            # keeps its value a compile-time one, as in Triton (code_generator's pending_annotations)
+            if is_constexpr and isinstance(node.target, ast.Name):
+                self.pending_constexprs.add(node.target.id)
             return
         value = self.visit(node.value)
-        ann = self.visit(node.annotation) if not isinstance(node.annotation, ast.Constant) else node.annotation.value
-        if _unwrap(ann) is constexpr or (isinstance(ann, str) and ann.endswith("constexpr")):
+        if is_constexpr:
             if isinstance(_unwrap(value), tensor):
                 raise CompileTimeError(f"Cannot assign a runtime value to constexpr '{ast.unparse(node.target)}'")
             if not isinstance(node.target, ast.Name):
@@ -164,6 +170,12 @@ class AstToIR(ast.NodeVisitor):
         self.assign(node.target, self.binop(type(node.op), lhs, rhs))
 
     def assign(self, target, value) -> None:
+        if isinstance(target, ast.Name) and target.id in self.pending_constexprs:
+            self.pending_constexprs.discard(target.id)
+            if isinstance(_unwrap(value), tensor):
+                raise CompileTimeError(f"Cannot assign a runtime value to constexpr '{target.id}'")
+            self.scope[target.id] = constexpr(value)
+            return
         if isinstance(target, ast.Name):
             value = self.sanitize(value)
             if isinstance(value, tensor) and value.handle.name_hint is None and hasattr(value.handle, "op"):
