@@ -215,8 +215,8 @@ def interleave(a, b):
 
 
 @builtin
-def cat(input, other, can_reorder=False):
-    return current().cat(input, other, _unwrap(can_reorder))
+def cat(input, other, can_reorder=False, dim=0):
+    return current().cat(input, other, _unwrap(can_reorder), int(_unwrap(dim)))
 
 
 @builtin

@@ -685,8 +685,27 @@ class Semantic:
             return c
         return self.reshape(c, shape[:-2] + (2 * shape[-2],))
 
-    def cat(self, a, b, can_reorder=False) -> tensor:
+    def cat(self, a, b, can_reorder=False, dim=0) -> tensor:
+        """a and b one after the other along `dim` (negative counts from the end). Along dim 0 the
+        first dimensions may differ; along another, as in Triton, the shapes must be equal and the
+        result is join's pairs moved before `dim` and merged into it."""
         a, b = self.to_tensor(a), self.to_tensor(b)
+        rank = len(_shape(a))
+        if len(_shape(b)) != rank:
+            raise ValueError(f"tensors must have the same rank, got {rank} and {len(_shape(b))}")
+        if not -rank <= dim < max(rank, 1):
+            raise ValueError(f"cat: dim {dim} is out of range for rank {rank}")
+        dim = dim % rank if rank else 0
+        if dim != 0:
+            if _shape(a) != _shape(b):
+                raise ValueError(f"tl.cat requires tensors of the same shape, got {list(_shape(a))} and "
+                                 f"{list(_shape(b))}")
+            pairs = self.join(a, b)
+            order = list(range(rank))
+            order.insert(dim, rank)
+            shape = list(_shape(a))
+            shape[dim] *= 2
+            return self.reshape(self.permute(pairs, order), shape)
         if a.type.scalar != b.type.scalar or not a.type.is_block() or _shape(a)[1:] != _shape(b)[1:]:
             raise ValueError(f"cannot concatenate {a.type} and {b.type}")
         shape = (_shape(a)[0] + _shape(b)[0],) + _shape(a)[1:]
