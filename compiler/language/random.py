@@ -1,7 +1,7 @@
 """Counter-based random numbers (Philox 4x32-10), written as @jit functions like Triton's random.py.
 
 Same streams as Triton: `randint(seed, offset)` is the first 32-bit word of Philox4x32 with
-counter (offset, 0, 0, 0) and key (seed low 32 bits, seed high 32 bits), 10 rounds.
+counter (offset low 32 bits, offset high 32 bits, 0, 0) and key (seed low 32 bits, seed high 32 bits), 10 rounds.
 """
 from __future__ import annotations
 
@@ -71,9 +71,15 @@ def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
 
 @jit
 def randint4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
-    """Four blocks of random uint32 for the counters `offset` (a block of ints)."""
-    zero = offset * 0
-    return philox(seed, offset, zero, zero, zero, n_rounds)
+    """Four blocks of random uint32 for the counters `offset` (a block of ints). Always Philox4x32, as
+    Triton (since 3.4): a 64-bit offset is the counter's first two words, low then high."""
+    offset_lo = offset.to(tl.uint32)
+    zero = offset_lo * 0
+    if tl.constexpr(_bits(offset) > 32):
+        offset_hi = (offset >> 32).to(tl.uint32)
+    else:
+        offset_hi = zero
+    return philox(seed, offset_lo, offset_hi, zero, zero, n_rounds)
 
 
 @jit
