@@ -52,6 +52,7 @@ def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = N_ROUNDS_DEFAUL
 
 @jit
 def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    static_assert(_is_integer(seed), "the seed of a random function must be an integer")
     seed = _to_u64(seed)
     if tl.constexpr(_bits(c0) == 32):
         word: tl.constexpr = tl.uint32
@@ -145,6 +146,14 @@ def _to_u64(x):
     from .semantic import current
     s = current()
     return s.cast(s.to_tensor(x), tl.uint64)
+
+
+@tl.constexpr_function
+def _is_integer(x):
+    """An int seed (Python int, or an integer scalar/tensor): Triton refuses pointers and floats."""
+    if isinstance(x, bool) or isinstance(x, float):
+        return False
+    return isinstance(x, int) or x.dtype.is_int()
 
 
 @tl.constexpr_function
