@@ -686,9 +686,8 @@ class Semantic:
         return self.reshape(c, shape[:-2] + (2 * shape[-2],))
 
     def cat(self, a, b, can_reorder=False, dim=0) -> tensor:
-        """a and b one after the other along `dim` (negative counts from the end). Along dim 0 the
-        first dimensions may differ; along another, as in Triton, the shapes must be equal and the
-        result is join's pairs moved before `dim` and merged into it."""
+        """a and b one after the other along `dim` (negative counts from the end). As in Triton the
+        shapes must be equal; along a later dim the result is join's pairs moved before `dim` and merged."""
         a, b = self.to_tensor(a), self.to_tensor(b)
         rank = len(_shape(a))
         if len(_shape(b)) != rank:
@@ -696,10 +695,10 @@ class Semantic:
         if not -rank <= dim < max(rank, 1):
             raise ValueError(f"cat: dim {dim} is out of range for rank {rank}")
         dim = dim % rank if rank else 0
+        if rank and _shape(a) != _shape(b):   # sizes that differ would sum to a size not a power of 2
+            raise ValueError(f"tl.cat requires tensors of the same shape, got {list(_shape(a))} and "
+                             f"{list(_shape(b))}")
         if dim != 0:
-            if _shape(a) != _shape(b):
-                raise ValueError(f"tl.cat requires tensors of the same shape, got {list(_shape(a))} and "
-                                 f"{list(_shape(b))}")
             pairs = self.join(a, b)
             order = list(range(rank))
             order.insert(dim, rank)
