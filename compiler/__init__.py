@@ -7,6 +7,7 @@
 from . import language, testing  # noqa: F401
 from .errors import (CompilationError, CompileTimeError, DeviceAssertionError, KernelRuntimeError, OutOfBoundsError,
                      OutOfResources, StepLimitError, TritonError)
+from .language.aggregate import aggregate
 from .language.core import constexpr_function
 from .runtime import (CompiledKernel, Config, JITFunction, RunRecord, autotune, compile, heuristics, jit,
                       register_executor, register_stage, reinterpret, set_executor, use_executor, TensorWrapper)
@@ -56,4 +57,4 @@ __all__ = ["language", "TritonError", "CompilationError", "CompileTimeError", "D
            "OutOfBoundsError", "CompiledKernel", "Config", "JITFunction", "RunRecord", "autotune", "compile",
            "heuristics", "jit", "register_executor", "register_stage", "set_executor", "use_executor", "cdiv",
            "next_power_of_2", "set_allocator", "testing", "OutOfResources", "StepLimitError", "constexpr_function",
-           "must_use_result", "reinterpret", "TensorWrapper"]
+           "must_use_result", "reinterpret", "TensorWrapper", "aggregate"]

@@ -8,6 +8,7 @@ from ..ir.ops import Op
 from ..ir.types import DType
 from ..language.core import _unwrap, constexpr, tensor
 from ..language.semantic import Semantic
+from .aggregate_params import AggregateParam, kernel_arg_names
 from .ast_to_ir import RET, AstToIR, is_jit_function
 from .source import FunctionSource, Param
 
@@ -17,16 +18,18 @@ __all__ = ["generate_ir", "FunctionSource", "Param", "is_jit_function"]
 def generate_ir(src: FunctionSource, arg_types: dict[str, DType], constexprs: dict[str, object],
                 arg_attrs: dict[str, dict] | None = None) -> Module:
     """Compile the kernel `src` specialised on `arg_types` (runtime parameters, in parameter order)
-    and `constexprs` (every other parameter) into a Module holding one tt.func."""
+    and `constexprs` (every other parameter) into a Module holding one tt.func. A parameter given a
+    host-built aggregate has an `AggregateParam` in `constexprs` and its runtime fields in `arg_types`
+    under their paths (`epilogue.bias`): see aggregate_params.py."""
     arg_attrs = arg_attrs or {}
-    runtime = [p for p in src.params if p.name in arg_types]
+    runtime = kernel_arg_names(src.params, arg_types, constexprs)
     missing = [p.name for p in src.params if p.name not in arg_types and p.name not in constexprs]
     if missing:
         raise CompilationError(f"no value or type given for parameter(s) {', '.join(missing)} of {src.name}")
     module = Module(loc=src.loc(src.fndef))
-    block = Block([arg_types[p.name] for p in runtime], [p.name for p in runtime])
+    block = Block([arg_types[n] for n in runtime], list(runtime))
     attrs: dict = {"sym_name": src.name}
-    per_arg = [dict(arg_attrs.get(p.name, {})) for p in runtime]
+    per_arg = [dict(arg_attrs.get(n, {})) for n in runtime]
     if any(per_arg):
         attrs["arg_attrs"] = per_arg
     func = Operation(Op.FUNC, attrs=attrs, regions=[Region([block])], loc=src.loc(src.fndef))
@@ -34,13 +37,13 @@ def generate_ir(src: FunctionSource, arg_types: dict[str, DType], constexprs: di
     builder = Builder(block)
     sem = Semantic(builder)
     scope: dict = {}
-    args = iter(block.args)
+    args = dict(zip(runtime, block.args))
+
+    def value_of(name):
+        return tensor(args[name], args[name].type) if name in args else constexpr(constexprs[name])
     for p in src.params:
-        if p.name in arg_types:
-            v = next(args)
-            scope[p.name] = tensor(v, v.type)
-        else:
-            scope[p.name] = constexpr(constexprs[p.name])
+        layout = constexprs.get(p.name)
+        scope[p.name] = layout.rebuild(p.name, value_of) if isinstance(layout, AggregateParam) else value_of(p.name)
     gen = AstToIR(src, sem, scope)
     sem.ast_to_ir = gen
     with sem:

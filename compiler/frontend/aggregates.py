@@ -1,7 +1,7 @@
 """Values that cross structured control flow, flattened into IR leaves and rebuilt afterwards.
 
 A loop-carried or if-merged name may hold a tensor, a tuple of tensors (and compile-time values),
-or a block pointer (`tl.make_block_ptr`). `flatten` splits such a value into its runtime leaves
+a block pointer (`tl.make_block_ptr`) or an instance of an @aggregate class (`tl.aggregate`). `flatten` splits such a value into its runtime leaves
 (the scf iter_args / yields) plus a signature of everything else (structure, compile-time parts,
 leaf types); two values merge only when their signatures are equal.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..language import aggregate as agg
 from ..language.core import _unwrap, block_ptr, constexpr, tensor, tensor_descriptor
 
 
@@ -44,6 +45,8 @@ def flatten(value) -> Flat | None:
             return block_ptr(ts[0], ts[1:1 + r], ts[1 + r:1 + 2 * r], ts[1 + 2 * r:], bs, order)
         sig = ("block_ptr", u.block_shape, u.order, tuple(p.type for p in parts))
         return Flat(parts, rebuild_bp, sig, str(u))
+    if agg.is_aggregate(u):
+        return _flatten_aggregate(u)
     if isinstance(u, (tuple, list)):
         subs = [flatten(x) for x in u]
         if all(s is None for s in subs):
@@ -71,6 +74,36 @@ def flatten(value) -> Flat | None:
     return None
 
 
+def _flatten_aggregate(u) -> Flat | None:
+    """An aggregate's leaves are its fields' leaves, in field order; its class and compile-time
+    fields are part of the signature (two instances of one class merge only if those agree)."""
+    cls = type(u)
+    names = cls.__aggregate_fields__
+    values = [u.__dict__[n] for n in names]
+    subs = [flatten(v) for v in values]
+    leaves, sig = [], [cls]
+    for n, v, s in zip(names, values, subs):
+        if s is None:
+            sig.append((n, "static", type(_unwrap(v)).__name__, _hashable(_unwrap(v))))
+        else:
+            leaves.extend(s.leaves)
+            sig.append((n, s.signature))
+
+    def rebuild_aggregate(vals):
+        out, i = {}, 0
+        for n, v, s in zip(names, values, subs):
+            if s is None:
+                out[n] = v
+            else:
+                out[n] = s.rebuild(vals[i:i + len(s.leaves)])
+                i += len(s.leaves)
+        return agg.rebuild(cls, out)
+    desc = ", ".join(f"{n}: {s.describe if s is not None else repr(_unwrap(v))}" for n, v, s in zip(names, values, subs))
+    if not leaves:
+        return None
+    return Flat(leaves, rebuild_aggregate, ("aggregate", tuple(sig)), f"{cls.__name__}({desc})")
+
+
 def leaf_names(name: str, flat: Flat) -> list:
     """Readable IR names for a value's leaves: `acc`, or `ptr_0`, `ptr_1`, ... for aggregates."""
     if len(flat.leaves) == 1 and flat.signature[0] == "tensor":
@@ -81,3 +114,13 @@ def leaf_names(name: str, flat: Flat) -> list:
 def as_value(v):
     """Python numbers become constexprs (then tensors on assignment) - helper for callers."""
     return constexpr(v) if isinstance(v, (bool, int, float)) else v
+
+
+@dataclass(frozen=True)
+class BoundJitMethod:
+    """`agg.apply` for a @jit method of an aggregate: calling it inlines the method with `self` = agg."""
+    fn: object
+    instance: object
+
+    def __repr__(self) -> str:
+        return f"<bound @jit method {type(self.instance).__name__}.{self.fn.__name__}>"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins as py
+import inspect
 import operator
 import types
 
@@ -23,8 +24,9 @@ from ..ir import types as T
 from ..ir.core import Block, Operation, Region
 from ..ir.ops import Op
 from ..language import builtins as tlb
+from ..language.aggregate import is_aggregate
 from ..language.core import _unwrap, constexpr, is_builtin, tensor, tensor_descriptor
-from .aggregates import Flat, flatten, leaf_names
+from .aggregates import BoundJitMethod, Flat, flatten, leaf_names
 from .source import FunctionSource
 
 RET = "$return"          # scope key holding the function's return value once it returned
@@ -163,9 +165,12 @@ class AstToIR(ast.NodeVisitor):
         self.assign(node.target, value)
 
     def visit_AugAssign(self, node):
-        if not isinstance(node.target, ast.Name):
+        if isinstance(node.target, ast.Attribute):      # an aggregate's field: refused by assign()
+            lhs = self.visit_Attribute(node.target)
+        elif not isinstance(node.target, ast.Name):
             raise _Unsupported(f"unsupported augmented assignment target: {ast.unparse(node.target)}")
-        lhs = self.lookup(node.target.id, node.target)
+        else:
+            lhs = self.lookup(node.target.id, node.target)
         rhs = self.visit(node.value)
         self.assign(node.target, self.binop(type(node.op), lhs, rhs))
 
@@ -191,6 +196,10 @@ class AstToIR(ast.NodeVisitor):
             for t, v in zip(target.elts, vals):
                 self.assign(t, v)
             return
+        if isinstance(target, ast.Attribute):
+            obj = _unwrap(self.visit(target.value))
+            if is_aggregate(obj):
+                setattr(obj, target.attr, value)      # raises: an unknown field, or a built (immutable) one
         raise _Unsupported(f"unsupported assignment target: {ast.unparse(target)}")
 
     def sanitize(self, value):
@@ -523,6 +532,8 @@ class AstToIR(ast.NodeVisitor):
         obj = _unwrap(base)
         if isinstance(obj, tensor) and node.attr in ("shape",):
             return obj.shape
+        if is_aggregate(obj):
+            return self.aggregate_attribute(obj, node.attr)
         try:
             return _wrap(getattr(obj, node.attr))
         except AttributeError:
@@ -530,6 +541,49 @@ class AstToIR(ast.NodeVisitor):
                 raise AttributeError(f"'{ast.unparse(node.value)}' has no attribute '{node.attr}'"
                                      f"{_libdevice_hint(obj, node.attr)}") from None
             raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{node.attr}'") from None
+
+    def aggregate_attribute(self, obj, name: str):
+        """A field of an aggregate, or one of its methods (a @jit one bound to the instance)."""
+        cls = type(obj)
+        if name in cls.__aggregate_fields__:
+            return _wrap(obj.__dict__[name])
+        member = inspect.getattr_static(cls, name, None)
+        if member is None:
+            raise AttributeError(f"{cls.__name__} has no field or method '{name}' (its fields: "
+                                 f"{', '.join(cls.__aggregate_fields__) or 'none'})")
+        if is_jit_function(member):
+            return BoundJitMethod(member, obj)
+        return _wrap(getattr(obj, name))
+
+    def call_aggregate_method(self, method, args, kwargs):
+        """A plain Python method (or function) of an aggregate class, run at compile time; it gets the
+        frontend's semantic as `_semantic` if it asks for it (as Triton's builtins do)."""
+        try:
+            params = inspect.signature(method).parameters
+        except (TypeError, ValueError):
+            params = {}
+        extra = {"_semantic": self.sem} if "_semantic" in params else {}
+        return _wrap(method(*args, **extra, **kwargs))
+
+    def construct_aggregate(self, cls, args, kwargs):
+        """`Cls(...)` in a kernel: the constructor runs now; a Python number it stored in a `tl.tensor`
+        field becomes a runtime scalar, as assigning a number to a name does."""
+        from ..language.core import tensor as tensor_cls
+        instance = cls(*args, _semantic=self.sem, **kwargs)
+        for name, ann in cls.__aggregate_annotations__.items():
+            v = instance.__dict__[name]
+            if ann is tensor_cls and isinstance(v, (bool, int, float)):
+                object.__setattr__(instance, name, self.sem.to_tensor(v))
+        return instance
+
+    def aggregate_operator(self, obj, dunder: str, args):
+        """`agg[i]`, `agg + x`: the class's dunder method, a @jit one inlined; None if it has none."""
+        member = inspect.getattr_static(type(obj), dunder, None)
+        if member is None:
+            return None
+        if is_jit_function(member):
+            return self.call_jit(member, [obj] + list(args), {})
+        return self.call_aggregate_method(getattr(obj, dunder), args, {})
 
     def visit_BinOp(self, node):
         if type(node.op) not in _BINOPS:
@@ -540,6 +594,12 @@ class AstToIR(ast.NodeVisitor):
         fn = _BINOPS[op_type]
         if op_type is ast.Pow and (isinstance(_unwrap(lhs), tensor) or isinstance(_unwrap(rhs), tensor)):
             raise _Unsupported("** is only supported between compile-time values")
+        name = fn.__name__.strip("_")
+        for obj, other, dunder in ((lhs, rhs, f"__{name}__"), (rhs, lhs, f"__r{name}__")):
+            if is_aggregate(_unwrap(obj)):
+                result = self.aggregate_operator(_unwrap(obj), dunder, [other])
+                if result is not None:
+                    return result
         return _wrap(fn(lhs, rhs))
 
     def visit_UnaryOp(self, node):
@@ -606,6 +666,11 @@ class AstToIR(ast.NodeVisitor):
         obj = _unwrap(base)
         if isinstance(obj, tensor):
             return obj[idx]
+        if is_aggregate(obj):
+            result = self.aggregate_operator(obj, "__getitem__", [idx])
+            if result is None:
+                raise TypeError(f"'{type(obj).__name__}' object is not subscriptable")
+            return result
         i = _unwrap(idx)
         if isinstance(i, tensor):
             raise CompileTimeError("tuples and lists can only be indexed by compile-time values")
@@ -644,10 +709,16 @@ class AstToIR(ast.NodeVisitor):
         fn = _unwrap(fn)
         if is_jit_function(fn):
             return self.call_jit(fn, args, kwargs)
+        if isinstance(fn, BoundJitMethod):
+            return self.call_jit(fn.fn, [fn.instance] + list(args), kwargs)
+        if isinstance(fn, type) and getattr(fn, "__triton_aggregate__", False):
+            return self.construct_aggregate(fn, args, kwargs)
         if is_builtin(fn) or getattr(getattr(fn, "__self__", None), "__class__", None) in (tensor, tensor_descriptor):
             return _wrap(fn(*args, **kwargs))
         if getattr(fn, "__triton_constexpr_function__", False):
             return _wrap(fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()}))
+        if getattr(fn, "__triton_aggregate_method__", False):
+            return self.call_aggregate_method(fn, args, kwargs)
         if fn in _PY_FUNCTIONS:
             return _PY_FUNCTIONS[fn](self, args, kwargs)
         if fn is constexpr:

@@ -1,5 +1,6 @@
 """`compiler.language` (import as `tl`): the Triton language surface plus `tl.mtia` extensions."""
 from . import math, mtia  # noqa: F401
+from .aggregate import aggregate_replace  # noqa: F401
 from .builtins import (PropagateNan, advance, arange, assume, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
                        atomic_or, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, debug_barrier,
                        device_assert, device_print, dot, expand_dims, extract_slice, full, full_like, gather,

@@ -57,7 +57,9 @@ pi32_t = PointerType(int32)   # Triton's name for a pointer to int32
 def builtin(fn):
     """Mark a `tl` function as callable inside @jit kernels (it emits IR through the frontend)."""
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args, _semantic=None, _generator=None, **kwargs):
+        # Triton passes its code generator's semantic to builtins as `_semantic=`; an aggregate's
+        # constructor written for Triton forwards it (`tl.arange(0, 4, _semantic=_semantic)`): ours is global
         return fn(*args, **kwargs)
     wrapper.__triton_builtin__ = True
     return wrapper

@@ -5,6 +5,7 @@ import os
 
 from ..errors import CompilationError
 from ..frontend import generate_ir
+from ..frontend.aggregate_params import kernel_arg_names
 from ..ir import print_module, verify
 from ..ir.ops import VerifyError
 from ..ir.passes import DEFAULT_PIPELINE, run_pipeline
@@ -28,7 +29,7 @@ def compile_ir(jitfn, arg_types: dict, constexprs: dict, arg_attrs: dict, passes
     stages["ir"] = print_module(module)
     if CHECK_ROUNDTRIP:
         check_roundtrip(stages)
-    names = [n for n in (p.name for p in src.params) if n in arg_types]
+    names = kernel_arg_names(src.params, arg_types, constexprs)
     return CompiledKernel(src.name, module, names, {n: arg_types[n].ir for n in names}, dict(constexprs),
                           src.source, src.file, stages)
 

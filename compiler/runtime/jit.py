@@ -13,11 +13,14 @@ import numpy as np
 from simulator.gc_pause import cycle_collection_paused
 
 from ..errors import CompilationError, KernelRuntimeError
+from ..frontend.aggregate_params import expand_aggregate_args, lift
+from ..language.aggregate import is_aggregate
 from ..ir import types as T
 from . import device
 from . import executor as ex
 from .compiled import CompiledKernel
 from .memory import PointerArg, commit, host_array, pack, plan_buffers
+from ..frontend.source import Param
 from .specialize import ConstArg, RuntimeArg, key_part, specialize
 
 # keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
@@ -93,17 +96,28 @@ class JITFunction:
                 if not p.has_default:
                     raise TypeError(f"{self.__name__}() missing required argument '{p.name}'")
                 bound[p.name] = p.default
-        return {p.name: bound[p.name] for p in params}
+        # a host-built aggregate is followed by its runtime fields, one parameter each (`epilogue.bias`)
+        return expand_aggregate_args({p.name: bound[p.name] for p in params})
 
     def specialize(self, bound: dict, plan=None) -> tuple[tuple, dict]:
         specs = {}
         for p in self.source.params:
             v = bound[p.name]
-            off = plan.offset(p.name) if plan is not None and isinstance(v, np.ndarray) else None
-            specs[p.name] = specialize(p, v, off, p.name in self.do_not_specialize,
-                                       p.name in self.do_not_specialize_on_alignment)
+            if is_aggregate(v):      # its class and constexpr fields, then each runtime field
+                layout, leaves = lift(v, p.name)
+                specs[p.name] = ConstArg(layout)
+                for name, leaf in leaves:
+                    specs[name] = self._specialize_one(Param(name, False), bound.get(name, host_array(leaf)), plan,
+                                                       p.name)
+                continue
+            specs[p.name] = self._specialize_one(p, v, plan, p.name)
         key = tuple(key_part(s) for s in specs.values())
         return key, specs
+
+    def _specialize_one(self, p, v, plan, owner: str):
+        """Specialise one argument; `owner` is the parameter whose do_not_specialize lists apply."""
+        off = plan.offset(p.name) if plan is not None and isinstance(v, np.ndarray) else None
+        return specialize(p, v, off, owner in self.do_not_specialize, owner in self.do_not_specialize_on_alignment)
 
     def compile_specs(self, specs: dict) -> CompiledKernel:
         from ..frontend import source
