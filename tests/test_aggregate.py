@@ -202,6 +202,46 @@ def test_jit_dunder_methods_index_and_add(executor):
     np.testing.assert_allclose(out, (a + b) * (b + a), rtol=1e-6)
 
 
+@triton.aggregate
+class Ramp:
+    """Triton-style: a constructor taking `_semantic` and forwarding it to builtins; static makers."""
+    values: tl.tensor
+    parts: tl.tuple
+    STEP: tl.constexpr
+
+    def __init__(self, step, _semantic=None):
+        self.values = tl.arange(0, 32, _semantic=_semantic) * step
+        self.parts = (self.values, self.values + 1)
+        self.STEP = tl.constexpr(step)
+
+    @staticmethod
+    def doubled():
+        return Ramp(2)
+
+    @staticmethod
+    @triton.jit
+    def tripled():
+        return Ramp(3)
+
+    def __getitem__(self, i, _semantic=None):       # plain Python: runs at compile time
+        return self.parts[i]
+
+
+@triton.jit
+def ramp_kernel(out_ptr):
+    a = Ramp.doubled()
+    b = Ramp.tripled()
+    offs = tl.arange(0, 32)
+    tl.store(out_ptr + offs, (a[1] + b[0] + a.STEP * b.STEP).to(tl.float32))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_semantic_taking_constructors_static_makers_and_tuple_fields(executor):
+    out = poisoned(32)
+    launch(ramp_kernel, (1,), out, executor=executor)
+    np.testing.assert_array_equal(out, (np.arange(32) * 2 + 1 + np.arange(32) * 3 + 6).astype(np.float32))
+
+
 # --- host-built aggregates as kernel arguments --------------------------------------------------------
 
 @triton.aggregate
@@ -266,6 +306,16 @@ def test_host_built_aggregates_lift_their_runtime_fields(executor):
     nested = RowBiasThenScale(bias, 48, Scale(0.5, 2.0))
     np.testing.assert_allclose(_run_epilogue(x, nested, executor), (x + bias) * np.float32(0.5) + 2,
                                rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_device_arrays_reinterpreted_tensors_and_views_as_runtime_fields(executor):
+    from compiler.runtime.device import device_array
+    x = RNG.standard_normal((16, 64)).astype(np.float32)
+    bias = RNG.standard_normal(80).astype(np.float32)
+    for field, ref in ((device_array(bias[:64]), bias[:64]), (bias[16:], bias[16:]),
+                       (triton.reinterpret(bias[:64].view(np.int32), tl.float32), bias[:64])):
+        np.testing.assert_allclose(_run_epilogue(x, RowBias(field, 64), executor), x + ref, rtol=1e-6)
 
 
 def test_runtime_fields_reuse_the_compiled_kernel_and_constexpr_fields_do_not():

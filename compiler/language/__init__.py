@@ -1,4 +1,6 @@
 """`compiler.language` (import as `tl`): the Triton language surface plus `tl.mtia` extensions."""
+import builtins as _builtins
+
 from . import math, mtia  # noqa: F401
 from .aggregate import aggregate_replace  # noqa: F401
 from .builtins import (PropagateNan, advance, arange, assume, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
@@ -26,6 +28,7 @@ from .semantic import MAX_TENSOR_NUMEL as TRITON_MAX_TENSOR_NUMEL  # noqa: E402 
 from . import extra  # noqa: F401,E402
 
 print = device_print   # noqa: A001  (tl.print, as in Triton)
+tuple = _builtins.tuple   # noqa: A001  (tl.tuple, e.g. an aggregate's field type: a kernel's tuples are Python's)
 
 
 def _member_functions() -> dict:

@@ -14,13 +14,13 @@ from simulator.gc_pause import cycle_collection_paused
 
 from ..errors import CompilationError, KernelRuntimeError
 from ..frontend.aggregate_params import expand_aggregate_args, lift
-from ..language.aggregate import is_aggregate
+from ..frontend.source import Param
 from ..ir import types as T
+from ..language.aggregate import is_aggregate
 from . import device
 from . import executor as ex
 from .compiled import CompiledKernel
 from .memory import PointerArg, commit, host_array, pack, plan_buffers
-from ..frontend.source import Param
 from .specialize import ConstArg, RuntimeArg, key_part, specialize
 
 # keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
