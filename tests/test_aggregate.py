@@ -94,9 +94,7 @@ class ScaledAffine(Affine):
     gain: tl.tensor
 
     def __init__(self, scale, shift, gain):
-        self.scale = scale
-        self.shift = shift
-        self.CLAMP = tl.constexpr(None)
+        super().__init__(scale, shift)
         self.gain = gain
 
     @triton.jit

@@ -53,9 +53,9 @@ def aggregate(cls):
     cls.__aggregate_annotations__ = annotations
     cls.__aggregate_fields__ = tuple(annotations)
     cls.__aggregate_defaults__ = defaults
-    cls.__aggregate_init__ = init if init is not None and init is not _no_init else _generated_init
+    cls.__aggregate_init__ = getattr(init, "__aggregate_user_init__", init) or _generated_init(cls)
     cls.__new__ = staticmethod(_new)
-    cls.__init__ = _no_init
+    cls.__init__ = _constructor(cls.__aggregate_init__)
     cls.__setattr__ = _setattr
     if "__repr__" not in cls.__dict__:
         cls.__repr__ = _repr
@@ -92,29 +92,43 @@ def rebuild(cls, values: dict):
     return instance
 
 
-def _new(cls, *args, _semantic=None, _generator=None, **kwargs):
+def _new(cls, *args, **kwargs):
     instance = object.__new__(cls)
     object.__setattr__(instance, "_aggregate_built", False)
-    init = cls.__aggregate_init__
-    extra = {}
-    if init is not _generated_init:
-        params = inspect.signature(init).parameters
-        extra = {k: v for k, v in (("_semantic", _semantic), ("_generator", _generator)) if k in params}
-    init(instance, *args, **extra, **kwargs)
-    missing = [n for n in cls.__aggregate_fields__ if n not in instance.__dict__]
-    if missing:
-        raise AttributeError(f"constructor for {cls.__name__} did not initialize field '{missing[0]}'")
-    object.__setattr__(instance, "_aggregate_built", True)
     return instance
 
 
-def _no_init(self, *args, **kwargs):
-    """Construction happens in __new__ (the user's __init__ is kept as __aggregate_init__)."""
+def _constructor(init):
+    """The class's __init__: runs the user's (or the generated) constructor, which may call a parent
+    aggregate's through super().__init__; once the outermost one returns, every field must be set and
+    the instance becomes immutable. `_semantic` reaches a constructor that asks for it (Triton's do)."""
+    params = inspect.signature(init).parameters
+
+    def __init__(self, *args, _semantic=None, _generator=None, **kwargs):
+        if self.__dict__.get("_aggregate_built", True):
+            raise AttributeError(f"{type(self).__name__} is already built: an aggregate is immutable")
+        depth = self.__dict__.get("_aggregate_depth", 0)
+        object.__setattr__(self, "_aggregate_depth", depth + 1)
+        extra = {k: v for k, v in (("_semantic", _semantic), ("_generator", _generator)) if k in params}
+        init(self, *args, **extra, **kwargs)
+        object.__setattr__(self, "_aggregate_depth", depth)
+        if depth == 0:
+            del self.__dict__["_aggregate_depth"]
+            cls = type(self)
+            missing = [n for n in cls.__aggregate_fields__ if n not in self.__dict__]
+            if missing:
+                raise AttributeError(f"constructor for {cls.__name__} did not initialize field '{missing[0]}'")
+            object.__setattr__(self, "_aggregate_built", True)
+    __init__.__aggregate_user_init__ = init
+    return __init__
 
 
-def _generated_init(self, *args, **kwargs):
+def _generated_init(cls):
     """The constructor of an aggregate that defines none: the fields, in order, by position or name."""
-    cls = type(self)
+    return lambda self, *args, **kwargs: _init_fields(cls, self, args, kwargs)
+
+
+def _init_fields(cls, self, args, kwargs):
     names = cls.__aggregate_fields__
     if len(args) > len(names):
         raise TypeError(f"{cls.__name__}() takes {len(names)} arguments (its fields: {_field_list(cls)}) but "
