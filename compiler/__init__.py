@@ -4,7 +4,7 @@
     import compiler.language as tl       # program_id, arange, load, store, dot, ... + tl.mtia.*
     triton.testing.do_bench(fn)          # simulated milliseconds; perf_report / Benchmark / assert_close
 """
-from . import language, testing  # noqa: F401
+from . import language, testing, tools  # noqa: F401
 from .errors import (CompilationError, CompileTimeError, DeviceAssertionError, KernelRuntimeError, OutOfBoundsError,
                      OutOfResources, StepLimitError, TritonError)
 from .language.aggregate import aggregate

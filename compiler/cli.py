@@ -18,7 +18,7 @@ from pathlib import Path
 
 from simulator.cli import Command, UsageError, config_arg, config_from_args, json_arg, set_arg
 
-from .tools import STAGES, library_launches, run_script, stage_text
+from .script_runs import STAGES, library_launches, run_script, stage_text
 
 def _compile_args(p) -> None:
     p.add_argument("target", help="a library kernel name (see `mtiasim workloads`) or a Python script (.py)")

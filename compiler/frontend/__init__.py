@@ -41,12 +41,12 @@ def generate_ir(src: FunctionSource, arg_types: dict[str, DType], constexprs: di
 
     def value_of(name):
         return tensor(args[name], args[name].type) if name in args else constexpr(constexprs[name])
-    for p in src.params:
-        layout = constexprs.get(p.name)
-        scope[p.name] = layout.rebuild(p.name, value_of) if isinstance(layout, AggregateParam) else value_of(p.name)
     gen = AstToIR(src, sem, scope)
     sem.ast_to_ir = gen
     with sem:
+        for p in src.params:       # (a host tensor descriptor is rebuilt by the semantic's make_tensor_descriptor)
+            layout = constexprs.get(p.name)
+            scope[p.name] = layout.rebuild(p.name, value_of) if isinstance(layout, AggregateParam) else value_of(p.name)
         gen.visit_stmts(src.fndef.body)
     ret = gen.scope.get(RET)
     if ret is not None and _unwrap(ret) is not None:

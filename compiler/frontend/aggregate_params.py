@@ -1,9 +1,13 @@
-"""Kernel parameters that receive a host-built @aggregate (Triton's composable-kernel launches).
+"""Kernel parameters that receive a host-built @aggregate (Triton's composable-kernel launches), a
+tuple (Triton's tuple arguments: `kernel[grid](x, (ptr_a, ptr_b), (1.5, None))`) or a host-built
+`TensorDescriptor` (compiler/tools/tensor_descriptor.py).
 
 At launch the runtime splits such an argument: every runtime field (an array or a number; nested
 aggregates depth-first, in field order) becomes a runtime parameter of its own, named by its path
-(`epilogue.bias`, `epilogue.inner.scale`) and specialised like any argument; the parameter itself
-specialises to an `AggregateParam`, the class and the compile-time fields, which is part of the
+(`epilogue.bias`, `epilogue.inner.scale`; a tuple's elements by their index, `ptrs.0`; a host
+tensor descriptor's base, extents and strides, `desc.shape.0`) and
+specialised like any argument (an integer 1 becomes a constant, as a parameter's does); the parameter
+itself specialises to an `AggregateParam`, the class and the compile-time fields, which is part of the
 cache key (a new bias array reuses the compiled kernel; another class or `n_cols` compiles anew).
 The frontend rebuilds the instance from the parameter's leaves, so the IR never sees an aggregate.
 """
@@ -13,8 +17,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..ir.types import Type
-from ..language.aggregate import is_aggregate, is_host_runtime_value, rebuild
+from ..language.aggregate import is_aggregate, is_aggregate_class, is_host_runtime_value, rebuild
+from ..language.builtins import make_tensor_descriptor
 from ..language.core import constexpr
+from ..tools.tensor_descriptor import TensorDescriptor
 
 LEAF = "leaf"           # a runtime field: a parameter of its own
 CONST = "const"         # a tl.constexpr field: its value
@@ -24,8 +30,9 @@ NESTED = "nested"       # an aggregate field: its own AggregateParam
 
 @dataclass(frozen=True, eq=False)
 class AggregateParam:
-    """What a parameter holding a host-built aggregate is specialised to: its class and, per field,
-    (field, kind, payload) with kind LEAF, CONST (payload: the value), RAW or NESTED."""
+    """What a parameter holding a host-built aggregate or tuple is specialised to: its class (an
+    aggregate's, `tuple` or a namedtuple's) and, per field or element, (name, kind, payload) with kind
+    LEAF, CONST (payload: the value), RAW or NESTED; a tuple's elements are named by their index."""
     cls: type
     fields: tuple
 
@@ -59,19 +66,34 @@ class AggregateParam:
             path = f"{prefix}.{n}"
             values[n] = (leaf_value(path) if kind == LEAF else constexpr(p) if kind == CONST else
                          p.rebuild(path, leaf_value) if kind == NESTED else p)
-        return rebuild(self.cls, values)
+        if is_aggregate_class(self.cls):
+            return rebuild(self.cls, values)
+        if self.cls is TensorDescriptor:        # (built inside the kernel's semantic: generate_ir)
+            return make_tensor_descriptor(values["base"], values["shape"], values["strides"], values["block_shape"],
+                                          values["padding"])
+        items = list(values.values())
+        return self.cls(*items) if hasattr(self.cls, "_fields") else tuple(items)   # a namedtuple keeps its class
 
 
 def lift(agg, prefix: str) -> tuple[AggregateParam, list]:
     """The specialisation of a host-built aggregate passed as parameter `prefix`, and its runtime
     fields as (parameter name, host value) in parameter order."""
     fields, leaves = [], []
-    for n in type(agg).__aggregate_fields__:
-        v = agg.__dict__[n]
+    if isinstance(agg, tuple):
+        named = [(str(i), v) for i, v in enumerate(agg)]
+        kind = "tuple"
+    elif isinstance(agg, TensorDescriptor):       # the array and its extents and strides at run time
+        named = [("base", agg.base), ("shape", agg.shape), ("strides", agg.strides),
+                 ("block_shape", constexpr(agg.block_shape)), ("padding", agg.padding)]
+        kind = "TensorDescriptor"
+    else:
+        named = [(n, agg.__dict__[n]) for n in type(agg).__aggregate_fields__]
+        kind = type(agg).__name__
+    for n, v in named:
         path = f"{prefix}.{n}"
         if isinstance(v, constexpr):
             fields.append((n, CONST, v.value))
-        elif is_aggregate(v):
+        elif lifts(v):
             sub, sub_leaves = lift(v, path)
             fields.append((n, NESTED, sub))
             leaves.extend(sub_leaves)
@@ -81,19 +103,25 @@ def lift(agg, prefix: str) -> tuple[AggregateParam, list]:
         elif v is None or isinstance(v, (str, Type)) or callable(v):
             fields.append((n, RAW, v))
         else:
-            raise TypeError(f"field '{n}' of the {type(agg).__name__} passed as '{prefix}' holds a "
-                            f"{type(v).__name__}, which cannot be passed to a kernel (an array, a number or a "
-                            f"tl.constexpr can)")
+            where = f"element {n}" if kind == "tuple" else f"field '{n}'"
+            raise TypeError(f"{where} of the {kind} passed as '{prefix}' holds a {type(v).__name__}, which "
+                            f"cannot be passed to a kernel (an array, a number, None, a tuple or a tl.constexpr can)")
     return AggregateParam(type(agg), tuple(fields)), leaves
 
 
-def expand_aggregate_args(bound: dict) -> dict:
-    """`bound` (parameter -> value) with each host-built aggregate followed by its runtime fields."""
+def lifts(value) -> bool:
+    """Whether an argument is split into parameters: a host-built aggregate or a tuple (a namedtuple too)."""
+    return is_aggregate(value) or isinstance(value, (tuple, TensorDescriptor))
+
+
+def expand_aggregate_args(params, bound: dict) -> dict:
+    """`bound` (parameter -> value) with each host-built aggregate or tuple followed by its runtime
+    fields; a tl.constexpr parameter's tuple stays one compile-time value."""
     out = {}
-    for name, v in bound.items():
-        out[name] = v
-        if is_aggregate(v):
-            out.update(lift(v, name)[1])
+    for p in params:
+        v = out[p.name] = bound[p.name]
+        if lifts(v) and not p.is_constexpr:
+            out.update(lift(v, p.name)[1])
     return out
 
 

@@ -69,8 +69,9 @@ def flatten(value) -> Flat | None:
                 else:
                     out.append(s.rebuild(vals[i:i + len(s.leaves)]))
                     i += len(s.leaves)
-            return tuple(out)
-        return Flat(leaves, rebuild_tuple, ("tuple", tuple(sig)), "(" + ", ".join(desc) + ")")
+            return type(u)(*out) if hasattr(type(u), "_fields") else tuple(out)     # a namedtuple keeps its class
+        kind = type(u) if hasattr(type(u), "_fields") else "tuple"
+        return Flat(leaves, rebuild_tuple, (kind, tuple(sig)), "(" + ", ".join(desc) + ")")
     return None
 
 

@@ -25,7 +25,7 @@ from ..ir.core import Block, Operation, Region
 from ..ir.ops import Op
 from ..language import builtins as tlb
 from ..language.aggregate import is_aggregate
-from ..language.core import _unwrap, constexpr, is_builtin, tensor, tensor_descriptor
+from ..language.core import _unwrap, constexpr, constexpr_type, is_builtin, tensor, tensor_descriptor
 from .aggregates import BoundJitMethod, Flat, flatten, leaf_names
 from .source import FunctionSource
 
@@ -208,7 +208,8 @@ class AstToIR(ast.NodeVisitor):
         if isinstance(v, (bool, int, float)):
             return self.sem.to_tensor(v)
         if isinstance(v, (tuple, list)):
-            return tuple(self.sanitize(x) for x in v)
+            items = [self.sanitize(x) for x in v]
+            return type(v)(*items) if hasattr(type(v), "_fields") else tuple(items)   # a namedtuple keeps its class
         return value
 
     def visit_Assert(self, node):
@@ -532,6 +533,8 @@ class AstToIR(ast.NodeVisitor):
         obj = _unwrap(base)
         if isinstance(obj, tensor) and node.attr in ("shape",):
             return obj.shape
+        if isinstance(base, constexpr) and node.attr == "type":      # a compile-time value's type is its value
+            return base.type
         if is_aggregate(obj):
             return self.aggregate_attribute(obj, node.attr)
         try:
@@ -650,6 +653,50 @@ class AstToIR(ast.NodeVisitor):
             left = right
         return result
 
+    def visit_ListComp(self, node):
+        """`[f(v) for v in values if c]` over compile-time sequences (a tuple, a static range): unrolled
+        at compile time, as Triton does; the names it binds do not leak out of it."""
+        return self._comprehension(node)
+
+    def visit_GeneratorExp(self, node):
+        return tuple(self._comprehension(node))
+
+    def _comprehension(self, node) -> list:
+        out: list = []
+        saved = dict(self.scope)
+        try:
+            self._comprehend(node.elt, node.generators, out)
+        finally:
+            self.scope = saved
+        return out
+
+    def _comprehend(self, elt, generators, out: list) -> None:
+        gen, rest = generators[0], generators[1:]
+        if gen.is_async:
+            raise _Unsupported("async comprehensions are not supported")
+        for k in self._static_items(gen.iter):
+            self._bind_static(gen.target, k)
+            conds = [_unwrap(self.visit(c)) for c in gen.ifs]
+            if any(isinstance(c, tensor) for c in conds):
+                raise CompileTimeError("a comprehension's `if` must be a compile-time condition, not a tensor")
+            if all(conds):
+                self._comprehend(elt, rest, out) if rest else out.append(self.visit(elt))
+
+    def _static_items(self, it) -> list:
+        """The values a comprehension iterates: a tuple's or list's items, or a range of constexprs."""
+        if isinstance(it, ast.Call):
+            fn = _unwrap(self.visit(it.func))
+            if fn is tlb.static_range or fn is py.range or fn is tlb.range:
+                args = [_unwrap(self.visit(a)) for a in it.args]
+                if not all(isinstance(a, int) for a in args):
+                    raise CompileTimeError("a comprehension over a range needs compile-time bounds "
+                                           "(a runtime loop cannot build a tuple)")
+                return [constexpr(k) for k in py.range(*args)]
+        seq = _unwrap(self.visit(it))
+        if isinstance(seq, (tuple, list)):
+            return list(seq)
+        raise _Unsupported("a comprehension iterates a tuple, a list or a tl.static_range")
+
     def visit_Tuple(self, node):
         return tuple(self.visit(e) for e in node.elts)
 
@@ -713,6 +760,8 @@ class AstToIR(ast.NodeVisitor):
             return self.call_jit(fn.fn, [fn.instance] + list(args), kwargs)
         if isinstance(fn, type) and getattr(fn, "__triton_aggregate__", False):
             return self.construct_aggregate(fn, args, kwargs)
+        if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
+            return fn(*args, **kwargs)          # a NamedTuple of kernel values, as Triton allows
         if is_builtin(fn) or getattr(getattr(fn, "__self__", None), "__class__", None) in (tensor, tensor_descriptor):
             return _wrap(fn(*args, **kwargs))
         if getattr(fn, "__triton_constexpr_function__", False):
@@ -960,4 +1009,4 @@ _PY_FUNCTIONS = {
 }
 _ALLOWED_BUILTINS = {f.__name__: f for f in _PY_FUNCTIONS} | {"range": py.range, "None": None, "True": True,
                                                              "False": False}
-_ALLOWED_CLASSES = (constexpr,)
+_ALLOWED_CLASSES = (constexpr, constexpr_type)

@@ -11,7 +11,7 @@ from .builtins import (PropagateNan, advance, arange, assume, atomic_add, atomic
                        maximum, minimum, clamp, multiple_of, next_power_of_2, num_programs, permute, program_id,
                        range, ravel, reshape, split, squeeze, static_assert, static_print, static_range, store,
                        store_tensor_descriptor, to_tensor, trans, unsqueeze, view, where, zeros, zeros_like)
-from .core import (PointerType as _PointerType, block_ptr, block_type, bool_, builtin, constexpr, dtype, bfloat16,
+from .core import (PointerType as _PointerType, block_ptr, block_type, bool_, builtin, constexpr, constexpr_type, dtype, bfloat16,
                    float16, float32, float64, float8e4b8, float8e4b15, float8e4nv, float8e5, float8e5b16, int1, int8,
                    int16, int32, int64, pi32_t, pointer_type, tensor, tensor_descriptor, uint8, uint16, uint32, uint64)
 from .math import (abs, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, rsqrt, sigmoid, sin,

@@ -28,6 +28,11 @@ def is_aggregate(obj) -> bool:
     return getattr(type(obj), "__triton_aggregate__", False) and not isinstance(obj, type)
 
 
+def is_aggregate_class(cls) -> bool:
+    """Whether `cls` is an @aggregate class."""
+    return isinstance(cls, type) and getattr(cls, "__triton_aggregate__", False)
+
+
 def aggregate(cls):
     """Make `cls` an aggregate: its annotated names are its fields (inherited aggregates' first)."""
     if not isinstance(cls, type):

@@ -160,6 +160,28 @@ class constexpr:
     def __abs__(self):
         return constexpr(abs(self.value))
 
+    @property
+    def type(self) -> "constexpr_type":
+        """As in Triton, a compile-time value's type is the value itself (`constexpr_type(3)`)."""
+        return constexpr_type(self.value)
+
+
+class constexpr_type:
+    """The type of a compile-time value: equal to another when their values are equal."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = _unwrap(value)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, constexpr_type) and type(self.value) is type(other.value) and self.value == other.value
+
+    def __hash__(self):
+        return hash((type(self.value), self.value))
+
+    def __repr__(self) -> str:
+        return f"constexpr_type[{self.value!r}]"
+
 
 def is_number(x) -> bool:
     """A Python number (or a constexpr one): a 'weak' scalar in Triton's promotion rules."""

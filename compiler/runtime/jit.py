@@ -13,10 +13,9 @@ import numpy as np
 from simulator.gc_pause import cycle_collection_paused
 
 from ..errors import CompilationError, KernelRuntimeError
-from ..frontend.aggregate_params import expand_aggregate_args, lift
+from ..frontend.aggregate_params import expand_aggregate_args, lift, lifts
 from ..frontend.source import Param
 from ..ir import types as T
-from ..language.aggregate import is_aggregate
 from . import device
 from . import executor as ex
 from .compiled import CompiledKernel
@@ -96,14 +95,14 @@ class JITFunction:
                 if not p.has_default:
                     raise TypeError(f"{self.__name__}() missing required argument '{p.name}'")
                 bound[p.name] = p.default
-        # a host-built aggregate is followed by its runtime fields, one parameter each (`epilogue.bias`)
-        return expand_aggregate_args({p.name: bound[p.name] for p in params})
+        # a host-built aggregate or tuple is followed by its runtime fields, one parameter each (`epilogue.bias`)
+        return expand_aggregate_args(params, bound)
 
     def specialize(self, bound: dict, plan=None) -> tuple[tuple, dict]:
         specs = {}
         for p in self.source.params:
             v = bound[p.name]
-            if is_aggregate(v):      # its class and constexpr fields, then each runtime field
+            if lifts(v) and not p.is_constexpr:      # its class and constexpr fields, then each runtime field
                 layout, leaves = lift(v, p.name)
                 specs[p.name] = ConstArg(layout)
                 for name, leaf in leaves:

@@ -1,0 +1,1 @@
+"""Host-side helpers kernels' callers use, as `triton.tools` offers them (`tensor_descriptor`)."""
