@@ -102,7 +102,7 @@ def cmd_compile(a) -> int:
 
 def cmd_run_script(a) -> int:
     """`mtiasim run SCRIPT.py`: every launch of the script on the simulator, one report each."""
-    cfg, launches = _launches(a.workload, [], a.config, a.set, None, compile_only=False)
+    cfg, launches = _launches(a.workload, a.args, a.config, a.set, None, compile_only=False)
     if a.json:
         print(json.dumps([ln.record.report.to_dict() for ln in launches], default=str, indent=2))
         return 0

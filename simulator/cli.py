@@ -205,8 +205,17 @@ def _add(sub, c: Command, configure: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # what follows `--` goes to the script as it is: argparse would otherwise refuse it whenever an
+    # option (`--stage ir`) stands between the script's name and the `--`
+    head, tail = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, None)
     try:
-        args = build_parser(argv).parse_args(argv)
+        parser = build_parser(argv)
+        args = parser.parse_args(head)
+        if tail is not None:
+            if not hasattr(args, "args"):
+                parser.error(f"unrecognized arguments: -- {' '.join(tail)}")
+            args.args = [*args.args, *tail]
     except (UsageError, PluginError) as e:       # a plugin that does not load, found while building
         _print_error(e)
         return e.exit_code

@@ -51,6 +51,7 @@ def _workload_and_shape(name: str, shape_tokens, params: list[str], region: str 
 
 def _run_args(p) -> None:
     _workload_args(p)
+    p.add_argument("args", nargs="*", help="a script's arguments (after --: `mtiasim run s.py -- 512`)")
     config_arg(p)
     set_arg(p)
     json_arg(p)
@@ -60,6 +61,9 @@ def _run_args(p) -> None:
 def cmd_run(a) -> int:
     if a.workload.endswith(".py"):             # a user's script of Triton launches
         return _run_script(a)
+    if a.args:
+        raise UsageError(f"{' '.join(a.args)[:200]}: arguments after the workload are for scripts (.py); "
+                         f"a library workload takes --shape and -p")
     w, shape = _workload_and_shape(a.workload, a.shape, a.param, a.region)
     cfg = config_from_args(a.config, a.set)
     run = w.execute(cfg, shape, numerics=not a.timing_only)

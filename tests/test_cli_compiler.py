@@ -63,3 +63,16 @@ def test_python_dash_m_simulator_cli_runs_the_plugin_commands():
                        timeout=300)
     assert r.returncode == 0, r.stderr
     assert "mtia.bufferize" in r.stdout and "mtia-asm" in r.stdout
+
+
+def test_script_arguments_after_double_dash_reach_the_script(tmp_path, capsys):
+    """What follows `--` is the script's, even with options between the script's name and the `--`
+    (argparse alone refused `compile s.py --stage ir -- 7` as unrecognized arguments)."""
+    from simulator.cli import main
+    script = tmp_path / "s.py"
+    script.write_text("import sys\nprint('argv', sys.argv[1:])\n")
+    for argv in (["compile", str(script), "--stage", "ir", "--", "7", "--flag"],
+                 ["compile", str(script), "--", "7", "--flag"],
+                 ["run", str(script), "--config", "mtia-small", "--", "7", "--flag"]):
+        assert main(argv) == 0, argv
+        assert "argv ['7', '--flag']" in capsys.readouterr().out, argv

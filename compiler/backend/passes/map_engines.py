@@ -4,8 +4,9 @@ The rules live in `target.py`; this pass applies them once, and bufferize, alloc
 read the attribute. Most ops run on one unit whatever reads them (`target.unit_of`). Constants,
 splats and shape changes are decided from their source and their readers, in program order:
 - a constant or a splat of a scalar is "uniform" (no tile: the SE and RVV readers take the scalar)
-  unless some reader needs the whole tile, then the SE fills one; a zero read only as tl.dot's
-  accumulator is uniform too (the DPE writes a @ b fresh);
+  unless some reader needs the whole tile, then the SE fills one (and the readers that take scalars
+  read a uniform copy, so the tile lives no longer than its tile readers); a zero read only as
+  tl.dot's accumulator is uniform too (the DPE writes a @ b fresh);
 - a splat of a 0-d tile is a "view" of it when only the SE reads it (it broadcasts), else the MLU
   copies it out;
 - expand_dims / reshape of a whole tile are views (same bytes); a broadcast read only by the SE is a
@@ -37,6 +38,7 @@ class MapEngines:
         ops = list(_walk(module))
         engines = {op: e for op in ops if (e := unit_of(op, self.dpe_dtypes)) is not None}
         views: dict[Value, tuple] = {}          # view result -> (tile shape, transposed) of the bytes it shows
+        ops = _split_mixed_constants(ops, engines)
         for op in ops:
             if op.name in LAYOUT_OPS and op.results and op.results[0].type.is_block():
                 engines[op] = _layout_engine(op, engines, views)
@@ -49,6 +51,29 @@ class MapEngines:
                     op.x.owner.attrs["mtia.writes"] = op.results[0].type.scalar.ir
         for op, engine in engines.items():
             op.attrs["engine"] = engine
+
+
+def _split_mixed_constants(ops: list, engines: dict) -> list:
+    """A constant (or a splat of a scalar) read both by units that take scalars and by one that needs
+    the whole tile (a loop's zero accumulator that CSE merged with the `0` of a later `x >= 0`) becomes
+    two ops: the scalar readers read a uniform copy, so the tile's life ends with its tile readers
+    (the loop can accumulate in place) instead of with the last comparison."""
+    out = []
+    for op in ops:
+        out.append(op)
+        if not (op.name == Op.CONSTANT or (op.name == Op.SPLAT and not _stored(op.src, engines))) or \
+                not op.results or not op.results[0].type.is_block():
+            continue
+        uses = list(op.results[0].uses)
+        scalar = [u for u in uses if _reader(u, engines) in TAKES_SCALARS]
+        if not scalar or len(scalar) == len(uses):
+            continue
+        copy = op.clone()
+        op.parent.insert(op.parent.ops.index(op) + 1, copy)
+        for u in scalar:
+            u.op.set_operand(u.index, copy.results[0])
+        out.append(copy)
+    return out
 
 
 def _walk(op: Operation):
