@@ -1,7 +1,8 @@
 """Values that cross structured control flow, flattened into IR leaves and rebuilt afterwards.
 
 A loop-carried or if-merged name may hold a tensor, a tuple of tensors (and compile-time values),
-a block pointer (`tl.make_block_ptr`) or an instance of an @aggregate class (`tl.aggregate`). `flatten` splits such a value into its runtime leaves
+a block pointer (`tl.make_block_ptr`), a tensor descriptor (its base, extents and strides) or an
+instance of an @aggregate class (`tl.aggregate`). `flatten` splits such a value into its runtime leaves
 (the scf iter_args / yields) plus a signature of everything else (structure, compile-time parts,
 leaf types); two values merge only when their signatures are equal.
 """
@@ -34,8 +35,16 @@ def flatten(value) -> Flat | None:
     """The runtime leaves of `value`; None for a purely compile-time value."""
     u = _unwrap(value)
     if isinstance(u, tensor):
-        cls = tensor_descriptor if isinstance(u, tensor_descriptor) else tensor
-        return Flat([u], lambda vals: cls(vals[0], vals[0].type), ("tensor", u.type), str(u.type))
+        return Flat([u], lambda vals: tensor(vals[0], vals[0].type), ("tensor", u.type), str(u.type))
+    if isinstance(u, tensor_descriptor):
+        parts = [u.base, *u.shape, *u.strides]
+        r = len(u.shape)
+
+        def rebuild_desc(vals, r=r, block=u.block_type, padding=u.padding):
+            ts = [tensor(v, v.type) for v in vals]
+            return tensor_descriptor(ts[0], ts[1:1 + r], ts[1 + r:], block, padding)
+        sig = ("tensor_descriptor", u.block_type, u.padding, tuple(p.type for p in parts))
+        return Flat(parts, rebuild_desc, sig, str(u))
     if isinstance(u, block_ptr):
         parts = [u.base] + list(u.shape) + list(u.strides) + list(u.offsets)
         r = len(u.block_shape)

@@ -326,8 +326,24 @@ class tensor:
         return method
 
 
-class tensor_descriptor(tensor):
-    """A tensor descriptor (from `tl.make_tensor_descriptor`): load/store whole blocks by offsets."""
+class tensor_descriptor:
+    """A tensor descriptor (`tl.make_tensor_descriptor`, or a host-built `TensorDescriptor` argument):
+    load/store whole blocks by offsets; `shape`/`strides` are its runtime extents and strides.
+
+    Like `block_ptr`, it lives in the frontend as its runtime parts (base pointer, i32 extents, i64
+    strides), which loops and ifs carry as separate values; `handle` makes the IR descriptor from them
+    where it is used (CSE merges the repeats), so every descriptor op sees its tt.make_tensor_descriptor."""
+
+    def __init__(self, base, shape, strides, block_type: BlockType, padding: str = "zero"):
+        self.base, self.shape, self.strides = base, tuple(shape), tuple(strides)
+        self.type = T.TensorDescType(block_type)
+        self.padding = padding
+
+    @property
+    def handle(self):
+        from ..ir.ops import Op
+        parts = [self.base, *self.shape, *self.strides]
+        return _sem().b.create1(Op.MAKE_TENSOR_DESCRIPTOR, [t.handle for t in parts], self.type)
 
     @property
     def block_type(self) -> BlockType:
@@ -340,6 +356,11 @@ class tensor_descriptor(tensor):
     @property
     def dtype(self):
         return self.type.block_type.element_ty
+
+    def __repr__(self) -> str:
+        return f"tensor_descriptor<{self.type.block_type}>"
+
+    __str__ = __repr__
 
     def load(self, offsets):
         return _sem().descriptor_load(self, offsets)

@@ -15,6 +15,7 @@ from ..ir.core import Block, Region
 from ..ir.ops import Op
 from . import fp8_storage
 from .core import _unwrap, block_ptr, is_number, tensor, tensor_descriptor
+from .descriptor_semantic import DescriptorSemantic
 
 _STACK: list["Semantic"] = []
 # the ops a storage-only fp8 value may go through (fp8_storage.py): its bytes move, nothing computes on them
@@ -47,7 +48,7 @@ def validate_block_shape(shape) -> tuple:
     return shape
 
 
-class Semantic:
+class Semantic(DescriptorSemantic):
     def __init__(self, builder: Builder):
         self.b = builder
         self.ast_to_ir = None     # the AST visitor (set by the frontend), for combine functions and helpers
@@ -793,8 +794,10 @@ class Semantic:
                 raise ValueError("Padding option `nan` is not supported for integer block pointers")
             fill = None if bmask is None else (float("nan") if padding_option == "nan" else 0)
             return self.load(ptrs, bmask, fill, (), "", cache_modifier, eviction_policy, volatile)
+        if isinstance(_unwrap(ptr), tensor_descriptor):
+            raise ValueError("Unsupported ptr type: a tensor descriptor in `tl.load`; use desc.load(offsets)")
         ptr = _as_tensor(ptr)
-        if isinstance(ptr, tensor_descriptor) or not ptr.type.scalar.is_ptr():
+        if not ptr.type.scalar.is_ptr():
             raise ValueError(f"Unsupported ptr type {ptr.type} in `tl.load`")
         if mask is None and other is not None:
             raise ValueError("`other` cannot be provided without `mask`")
@@ -884,54 +887,6 @@ class Semantic:
         cmp = self.broadcast_to(self.cast(self.to_tensor(cmp), elem), shape)
         val = self.broadcast_to(self.cast(self.to_tensor(val), elem), shape)
         return self._op(Op.ATOMIC_CAS, [ptr, cmp, val], val.type, {"sem": _sem_str(sem), "scope": _scope_str(scope)})
-
-    def make_tensor_descriptor(self, base, shape, strides, block_shape, padding_option="zero") -> tensor_descriptor:
-        base = _as_tensor(base)
-        if base.type.is_block() or not base.type.scalar.is_ptr():
-            raise ValueError(f"Expected base to be a scalar pointer, got {base.type}")
-        shape, strides, block_shape = list(_unwrap(shape)), list(_unwrap(strides)), list(_unwrap(block_shape))
-        rank = len(shape)
-        if not (len(strides) == len(block_shape) == rank) or rank == 0:
-            raise ValueError(f"Expected shape, strides and block_shape of one length, got {rank}, {len(strides)}, "
-                             f"{len(block_shape)}")
-        if _unwrap(strides[-1]) != 1:
-            raise ValueError("Tensor descriptor last dim must be 1")
-        if padding_option not in ("zero", None):
-            raise ValueError(f"padding_option {padding_option!r} is not supported (only 'zero')")
-        itemsize = base.type.scalar.element_ty.itemsize
-        row = int(_unwrap(block_shape[-1]))
-        if row * itemsize < 16:        # Triton's descriptor contract (rows the GPUs' TMA moves): kept for portability
-            raise ValueError(f"Descriptor block shape must have at least 16 bytes in the last dimension, got "
-                             f"{row} x {itemsize} = {row * itemsize} bytes")
-        block = T.BlockType(validate_block_shape(block_shape), base.type.scalar.element_ty)
-        sizes = [self.cast(self.to_tensor(s), T.i32) for s in shape]
-        strd = [self.cast(self.to_tensor(s), T.i64) for s in strides]
-        ty = T.TensorDescType(block)
-        v = self.b.create1(Op.MAKE_TENSOR_DESCRIPTOR, [t.handle for t in [base] + sizes + strd], ty)
-        return tensor_descriptor(v, ty)
-
-    def _desc_offsets(self, desc, offsets) -> list[tensor]:
-        offsets = list(_unwrap(offsets))
-        rank = len(desc.type.block_type.shape)
-        if len(offsets) != rank:
-            raise ValueError(f"Expected {rank} offsets for a rank-{rank} descriptor, got {len(offsets)}")
-        out = []
-        for o in offsets:
-            t = self.to_tensor(o)
-            if t.type.is_block() or not t.type.scalar.is_int():
-                raise ValueError(f"descriptor offsets must be integer scalars, got {t.type}")
-            out.append(self.cast(t, T.i32))
-        return out
-
-    def descriptor_load(self, desc, offsets) -> tensor:
-        offs = self._desc_offsets(desc, offsets)
-        return self._op(Op.DESCRIPTOR_LOAD, [desc] + offs, desc.type.block_type)
-
-    def descriptor_store(self, desc, offsets, value) -> None:
-        offs = self._desc_offsets(desc, offsets)
-        block = desc.type.block_type
-        value = self.broadcast_to(self.cast(self.to_tensor(value), block.scalar), block.shape)
-        self.b.create(Op.DESCRIPTOR_STORE, [desc.handle, value.handle] + [o.handle for o in offs], [])
 
     # --- dot ----------------------------------------------------------------------------------
     def dot(self, a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,

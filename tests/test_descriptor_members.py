@@ -1,0 +1,95 @@
+"""A tensor descriptor's members inside a kernel: `desc.shape[i]` / `desc.strides[i]` (its runtime extents and
+strides, i32 and i64 scalars, as in Triton), for descriptors made by `tl.make_tensor_descriptor` and for host-built
+`TensorDescriptor` arguments; both executors against numpy, outputs poisoned first.
+"""
+import numpy as np
+import pytest
+
+import compiler as triton
+import compiler.language as tl
+from compiler.tools.tensor_descriptor import TensorDescriptor
+
+from executors import EXECUTORS, launch
+
+
+@triton.jit
+def members_of_made_descriptor(out_ptr, a_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    tl.store(out_ptr + 0, desc.shape[0])
+    tl.store(out_ptr + 1, desc.shape[1])
+    tl.store(out_ptr + 2, desc.strides[0])
+    tl.store(out_ptr + 3, desc.strides[1])
+
+
+@triton.jit
+def members_of_host_descriptor(out_ptr, desc):
+    tl.store(out_ptr + 0, desc.shape[0])
+    tl.store(out_ptr + 1, desc.shape[1])
+    tl.store(out_ptr + 2, desc.strides[0])
+    tl.store(out_ptr + 3, desc.strides[1])
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_shape_and_strides_of_a_made_descriptor(executor):
+    a = np.zeros((24, 48), np.float32)
+    out = np.full(4, -1, np.int64)
+    launch(members_of_made_descriptor, (1,), out, a, 24, 48, BM=8, BN=16, executor=executor)
+    assert out.tolist() == [24, 48, 48, 1]
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_shape_and_strides_of_a_host_descriptor_of_a_view(executor):
+    wide = np.zeros((20, 64), np.float16)
+    desc = TensorDescriptor(wide[:, 8:], (20, 40), (64, 1), [4, 16])
+    out = np.full(4, -1, np.int64)
+    launch(members_of_host_descriptor, (1,), out, desc, executor=executor)
+    assert out.tolist() == [20, 40, 64, 1]
+
+
+@triton.jit
+def member_types(out_ptr, a_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    tl.static_assert(len(desc.shape) == 2 and len(desc.strides) == 2)
+    tl.static_assert(desc.shape[0].dtype == tl.int32 and desc.strides[0].dtype == tl.int64)
+    tl.static_assert(desc.block_shape[0] == BM and desc.block_shape[1] == BN and desc.dtype == tl.float32)
+    tl.store(out_ptr, 1)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_member_types_are_triton_s(executor):
+    out = np.zeros(1, np.int32)
+    launch(member_types, (1,), out, np.zeros((8, 16), np.float32), 8, 16, BM=8, BN=16, executor=executor)
+    assert out[0] == 1
+
+
+@triton.jit
+def copy_by_own_extents(in_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    """Tiles walked up to the descriptor's own extents: the last ones ragged, read padded and written clipped."""
+    src = tl.make_tensor_descriptor(in_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    m = tl.program_id(0) * BM
+    for n in range(0, src.shape[1], BN):
+        dst.store([m, n], src.load([m, n]) + (src.strides[0] - src.shape[1]).to(tl.float32))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("M,N", [(16, 64), (13, 40)])
+def test_a_loop_bounded_by_the_descriptor_s_extent(executor, M, N):
+    a = np.random.default_rng(M).standard_normal((M, N)).astype(np.float32)
+    out = np.full((M, N), np.nan, np.float32)
+    launch(copy_by_own_extents, (triton.cdiv(M, 8),), a, out, M, N, BM=8, BN=16, executor=executor)
+    np.testing.assert_array_equal(out, a)
+
+
+def test_block_shape_of_an_ordinary_tensor_is_unchanged():
+    """`.shape` of an ordinary tensor is still its block shape (constexprs), next to descriptors'."""
+    @triton.jit
+    def shapes(out_ptr, a_ptr, BM: tl.constexpr, BN: tl.constexpr):
+        desc = tl.make_tensor_descriptor(a_ptr, shape=[BM, BN], strides=[BN, 1], block_shape=[BM, BN])
+        x = desc.load([0, 0])
+        tl.static_assert(x.shape[0] == BM and x.shape[1] == BN)
+        tl.store(out_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], x)
+    a = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+    out = np.full_like(a, np.nan)
+    launch(shapes, (1,), out, a, BM=8, BN=16, executor="interpreter")
+    np.testing.assert_array_equal(out, a)
