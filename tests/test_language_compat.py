@@ -142,3 +142,14 @@ def test_a_launch_result_shows_the_kernels_stages(executor):
     assert "compiled_kernel" not in h.to_dict()          # the record's table rows stay plain values
     with pytest.raises(KeyError, match="no stage 'ptx'; available: .*ir"):
         h.asm["ptx"]
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_amd_tuning_hints_are_accepted_and_change_nothing(executor):
+    """Triton's matmul tutorial gives every backend that is not CUDA its HIP configs, whose
+    waves_per_eu / matrix_instr_nonkdim / kpack were refused as unknown keywords."""
+    x = np.random.default_rng(1).standard_normal(8).astype(np.float32)
+    y = np.full(8, np.nan, np.float32)
+    with use_config("mtia-small"):
+        copy_one[(8,)](x, y, waves_per_eu=2, matrix_instr_nonkdim=16, kpack=2, executor=executor)
+    np.testing.assert_array_equal(y, x + 1.0)
