@@ -93,3 +93,76 @@ def test_block_shape_of_an_ordinary_tensor_is_unchanged():
     out = np.full_like(a, np.nan)
     launch(shapes, (1,), out, a, BM=8, BN=16, executor="interpreter")
     np.testing.assert_array_equal(out, a)
+
+
+# --- padding_option="nan": reads outside the extents give NaN ------------------------------------------
+
+@triton.jit
+def load_tile_nan(a_ptr, out_ptr, M, N, m, n, BM: tl.constexpr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN], padding_option="nan")
+    tl.store(out_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], desc.load([m, n]))
+
+
+@triton.jit
+def load_tile_through(desc, out_ptr, m, n, BM: tl.constexpr, BN: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], desc.load([m, n]))
+
+
+def _tile_with(a, m, n, BM, BN, fill):
+    """numpy: the [BM, BN] tile of `a` at (m, n), `fill` where it leaves `a`."""
+    out = np.full((BM, BN), fill, a.dtype)
+    for i in range(BM):
+        for j in range(BN):
+            if 0 <= m + i < a.shape[0] and 0 <= n + j < a.shape[1]:
+                out[i, j] = a[m + i, n + j]
+    return out
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("m,n", [(8, 16), (5, 20), (0, 0)])
+def test_nan_padding_of_a_made_descriptor(executor, dtype, m, n):
+    a = np.random.default_rng(5).standard_normal((13, 27)).astype(dtype)
+    out = np.zeros((8, 16), dtype)
+    launch(load_tile_nan, (1,), a, out, 13, 27, m, n, BM=8, BN=16, executor=executor)
+    np.testing.assert_array_equal(out, _tile_with(a, m, n, 8, 16, np.nan))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("padding,fill", [("nan", np.nan), ("zero", 0)])
+def test_padding_of_a_host_descriptor(executor, padding, fill):
+    a = np.random.default_rng(6).standard_normal((10, 20)).astype(np.float32)
+    out = np.full((8, 16), -7, np.float32)
+    desc = TensorDescriptor.from_tensor(a, [8, 16], padding=padding)
+    launch(load_tile_through, (1,), desc, out, 4, 8, BM=8, BN=16, executor=executor)
+    np.testing.assert_array_equal(out, _tile_with(a, 4, 8, 8, 16, fill))
+
+
+@triton.jit
+def int_nan_descriptor(a_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[BM, BN], strides=[BN, 1], block_shape=[BM, BN], padding_option="nan")
+    tl.store(out_ptr + tl.arange(0, BN), tl.sum(desc.load([0, 0]), axis=0))
+
+
+@triton.jit
+def unknown_padding_descriptor(a_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[BM, BN], strides=[BN, 1], block_shape=[BM, BN], padding_option="inf")
+    desc.store([0, 0], desc.load([0, 0]))
+
+
+def _compile_error(kernel, *args, **kwargs):
+    with pytest.raises(triton.CompilationError) as e:
+        kernel[(1,)](*args, executor="interpreter", **kwargs)
+    head, src, caret = str(e.value).splitlines()[:3]
+    assert caret.strip() == "^"
+    return head, src.strip()
+
+
+def test_nan_padding_of_integers_is_refused_at_the_kernel_line():
+    head, src = _compile_error(int_nan_descriptor, np.zeros((8, 16), np.int32), np.zeros(16, np.int32), BM=8, BN=16)
+    assert "nan" in head and "integer" in head and src.startswith("desc = tl.make_tensor_descriptor(")
+
+
+def test_an_unknown_padding_is_refused_at_the_kernel_line():
+    head, src = _compile_error(unknown_padding_descriptor, np.zeros((8, 16), np.float32), BM=8, BN=16)
+    assert "'inf'" in head and src.startswith("desc = tl.make_tensor_descriptor(")

@@ -458,7 +458,10 @@ def _desc_addresses(desc: Descriptor, offsets):
 @defines(Op.DESCRIPTOR_LOAD)
 def _desc_load(ctx, op, args):
     addr, mask = _desc_addresses(args[0], args[1:])
-    return [ctx.memory.load(addr, np_type(op.result.type), mask)]
+    out = ctx.memory.load(addr, np_type(op.result.type), mask)
+    if op.attrs.get("padding") == "nan":
+        out = np.where(mask, out, np.array(np.nan, out.dtype))
+    return [out]
 
 
 @defines(Op.DESCRIPTOR_STORE)

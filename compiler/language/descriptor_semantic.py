@@ -10,7 +10,7 @@ from ..ir import types as T
 from ..ir.ops import Op
 from .core import _unwrap, tensor, tensor_descriptor
 
-PADDINGS = ("zero",)
+PADDINGS = ("zero", "nan")
 
 
 class DescriptorSemantic:
@@ -31,8 +31,10 @@ class DescriptorSemantic:
             raise ValueError("Tensor descriptor last dim must be 1 (a compile-time 1)")
         padding = "zero" if padding_option is None else padding_option
         if padding not in PADDINGS:
-            raise ValueError(f"padding_option {padding_option!r} is not supported (only 'zero')")
+            raise ValueError(f"padding_option must be one of {PADDINGS}, not {padding_option!r}")
         elem = base.type.scalar.element_ty
+        if padding == "nan" and not elem.is_floating():
+            raise ValueError("Padding option `nan` is not supported for integer blocks")
         row = int(_unwrap(block_shape[-1]))
         if row * elem.itemsize < 16:   # Triton's descriptor contract (rows the GPUs' TMA moves): kept for portability
             raise ValueError(f"Descriptor block shape must have at least 16 bytes in the last dimension, got "
@@ -63,7 +65,8 @@ class DescriptorSemantic:
 
     def descriptor_load(self, desc, offsets) -> tensor:
         offs = self._desc_offsets(desc, offsets)
-        v = self.b.create1(Op.DESCRIPTOR_LOAD, [desc.handle] + [o.handle for o in offs], desc.block_type)
+        attrs = {"padding": "nan"} if desc.padding == "nan" else None
+        v = self.b.create1(Op.DESCRIPTOR_LOAD, [desc.handle] + [o.handle for o in offs], desc.block_type, attrs)
         return tensor(v, desc.block_type)
 
     def descriptor_store(self, desc, offsets, value) -> None:

@@ -498,7 +498,8 @@ def _lower_desc_load(op: Operation) -> None:
     b.loc = op.loc
     ptr, strides, valid = _desc_box(b, op.desc, op.offsets)
     val = b.create1(mtia.LOAD_BOX, [ptr, *strides, *valid], op.result.type,
-                    {"rank": len(strides), "unaligned": True, "pad": 0})
+                    {"rank": len(strides), "unaligned": True,
+                     "pad": float("nan") if op.attrs.get("padding") == "nan" else 0})
     op.result.replace_all_uses_with(val)
     op.erase()
 
