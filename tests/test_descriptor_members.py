@@ -166,3 +166,121 @@ def test_nan_padding_of_integers_is_refused_at_the_kernel_line():
 def test_an_unknown_padding_is_refused_at_the_kernel_line():
     head, src = _compile_error(unknown_padding_descriptor, np.zeros((8, 16), np.float32), BM=8, BN=16)
     assert "'inf'" in head and src.startswith("desc = tl.make_tensor_descriptor(")
+
+
+# --- gather / scatter of rows through a 2-D descriptor whose block is one row --------------------------
+
+@triton.jit
+def gather_rows(a_ptr, idx_ptr, out_ptr, M, N, col, R: tl.constexpr, BN: tl.constexpr, PAD: tl.constexpr):
+    rows = tl.load(idx_ptr + tl.arange(0, R))
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[1, BN], padding_option=PAD)
+    picked = desc.gather(rows, col)
+    tl.store(out_ptr + tl.arange(0, R)[:, None] * BN + tl.arange(0, BN)[None, :], picked)
+
+
+@triton.jit
+def scatter_rows(src_ptr, idx_ptr, out_desc, col, R: tl.constexpr, BN: tl.constexpr):
+    rows = tl.load(idx_ptr + tl.arange(0, R))
+    block = tl.load(src_ptr + tl.arange(0, R)[:, None] * BN + tl.arange(0, BN)[None, :])
+    out_desc.scatter(block * 2, rows, col)
+
+
+def _gathered(a, rows, col, BN, fill):
+    out = np.full((len(rows), BN), fill, a.dtype)
+    for i, r in enumerate(rows):
+        for j in range(BN):
+            if 0 <= r < a.shape[0] and 0 <= col + j < a.shape[1]:
+                out[i, j] = a[r, col + j]
+    return out
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8])
+@pytest.mark.parametrize("col", [0, 24])
+def test_gather_picks_rows_in_index_order(executor, dtype, col):
+    rng = np.random.default_rng(col)
+    a = (rng.standard_normal((40, 64)) * 50).astype(dtype)
+    rows = rng.integers(0, 40, 16).astype(np.int32)                 # repeats and any order
+    out = np.zeros((16, 32), dtype)
+    launch(gather_rows, (1,), a, rows, out, 40, 64, col, R=16, BN=32, PAD="zero", executor=executor)
+    np.testing.assert_array_equal(out, _gathered(a, rows, col, 32, 0))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("padding,fill", [("zero", 0), ("nan", np.nan)])
+def test_gather_outside_the_extents_reads_the_padding(executor, padding, fill):
+    """Rows past the extent (or negative) and columns past it read the padding."""
+    a = np.random.default_rng(3).standard_normal((12, 40)).astype(np.float32)
+    rows = np.array([0, 11, 12, 30, -1, 5, 5, 2], np.int32)
+    out = np.zeros((8, 32), np.float32)
+    launch(gather_rows, (1,), a, rows, out, 12, 40, 20, R=8, BN=32, PAD=padding, executor=executor)
+    np.testing.assert_array_equal(out, _gathered(a, rows, 20, 32, fill))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("col", [0, 16, 40])
+def test_scatter_writes_rows_where_the_index_says(executor, col):
+    rng = np.random.default_rng(10 + col)
+    src = rng.standard_normal((16, 32)).astype(np.float32)
+    rows = rng.permutation(48)[:16].astype(np.int32)
+    out = np.full((48, 64), np.nan, np.float32)
+    expect = out.copy()
+    for i, r in enumerate(rows):                          # columns past the extent are dropped
+        w = min(32, 64 - col)
+        expect[r, col:col + w] = src[i, :w] * 2
+    launch(scatter_rows, (1,), src, rows, TensorDescriptor.from_tensor(out, [1, 32]), col, R=16, BN=32,
+           executor=executor)
+    np.testing.assert_array_equal(out, expect)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_scatter_drops_rows_outside_the_extent(executor):
+    src = np.random.default_rng(4).standard_normal((8, 16)).astype(np.float32)
+    rows = np.array([1, 9, 3, -2, 100, 0, 7, 8], np.int32)
+    out = np.full((9, 16), np.nan, np.float32)
+    expect = out.copy()
+    for i, r in enumerate(rows):
+        if 0 <= r < 9:
+            expect[r] = src[i] * 2
+    launch(scatter_rows, (1,), src, rows, TensorDescriptor.from_tensor(out, [1, 16]), 0, R=8, BN=16,
+           executor=executor)
+    np.testing.assert_array_equal(out, expect)
+
+
+@triton.jit
+def gather_from_a_tall_block(a_ptr, out_ptr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[64, BN], strides=[BN, 1], block_shape=[2, BN])
+    x = desc.gather(tl.arange(0, 8), 0)
+    tl.store(out_ptr + tl.arange(0, 8)[:, None] * BN + tl.arange(0, BN)[None, :], x)
+
+
+@triton.jit
+def gather_by_int64_rows(a_ptr, out_ptr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[64, BN], strides=[BN, 1], block_shape=[1, BN])
+    x = desc.gather(tl.arange(0, 8).to(tl.int64), 0)
+    tl.store(out_ptr + tl.arange(0, 8)[:, None] * BN + tl.arange(0, BN)[None, :], x)
+
+
+@pytest.mark.parametrize("kernel,words", [(gather_from_a_tall_block, ["1 row", "[2, 32]"]),
+                                          (gather_by_int64_rows, ["int16 or int32"])])
+def test_gather_misuse_is_refused_at_the_kernel_line(kernel, words):
+    head, src = _compile_error(kernel, np.zeros((64, 32), np.float32), np.zeros((8, 32), np.float32), BN=32)
+    assert all(w in head for w in words) and src.startswith("x = desc.gather(")
+
+
+@triton.jit
+def gather_at_a_fixed_column(a_ptr, idx_ptr, out_ptr, M, N, COL: tl.constexpr, R: tl.constexpr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[1, BN])
+    picked = desc.gather(tl.load(idx_ptr + tl.arange(0, R)), COL)
+    tl.store(out_ptr + tl.arange(0, R)[:, None] * BN + tl.arange(0, BN)[None, :], picked)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("col", [0, 48])
+def test_gather_at_a_compile_time_column(executor, col):
+    """(A constant start: the MTIA backend reads whole rows; columns past the extent still read 0.)"""
+    a = np.random.default_rng(col).standard_normal((20, 64)).astype(np.float16)
+    rows = np.array([3, 19, 0, 20, 7, 7, 1, 12], np.int32)
+    out = np.full((8, 32), np.nan, np.float16)
+    launch(gather_at_a_fixed_column, (1,), a, rows, out, 20, 64, COL=col, R=8, BN=32, executor=executor)
+    np.testing.assert_array_equal(out, _gathered(a, rows, col, 32, 0))

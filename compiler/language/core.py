@@ -368,6 +368,17 @@ class tensor_descriptor:
     def store(self, offsets, value):
         return _sem().descriptor_store(self, offsets, value)
 
+    def gather(self, *args):
+        if len(args) != 2:
+            raise ValueError(f"descriptor gather takes row offsets and a column offset, got {len(args)} arguments")
+        return _sem().descriptor_gather(self, args[0], args[1])
+
+    def scatter(self, value, *args):
+        if len(args) != 2:
+            raise ValueError(f"descriptor scatter takes a value, row offsets and a column offset, got "
+                             f"{len(args) + 1} arguments")
+        return _sem().descriptor_scatter(self, value, args[0], args[1])
+
 
 class block_ptr:
     """A block pointer (`tl.make_block_ptr`): a block_shape window at `offsets` into a strided tensor.

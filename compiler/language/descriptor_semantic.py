@@ -1,8 +1,11 @@
-"""Tensor descriptors in the semantic: `tl.make_tensor_descriptor` and block loads/stores by offsets.
+"""Tensor descriptors in the semantic: `tl.make_tensor_descriptor`, block loads/stores by offsets, and the
+row gather/scatter of a 2-D descriptor (Triton's TMA gather/scatter).
 
 A descriptor is a frontend value (core.tensor_descriptor): its base, i32 extents and i64 strides are ordinary
 runtime scalars, so `desc.shape[i]` / `desc.strides[i]` are values like any other and loops carry them.
-Block loads/stores are tt.descriptor_load/store of the tt.make_tensor_descriptor made where they are used.
+Block loads/stores are tt.descriptor_load/store of the tt.make_tensor_descriptor made where they are used;
+gather/scatter are masked loads/stores of a [rows, block columns] pointer block, which both executors (and the
+MTIA backend's row loads) already handle.
 """
 from __future__ import annotations
 
@@ -74,3 +77,52 @@ class DescriptorSemantic:
         block = desc.block_type
         value = self.broadcast_to(self.cast(self.to_tensor(value), block.scalar), block.shape)
         self.b.create(Op.DESCRIPTOR_STORE, [desc.handle, value.handle] + [o.handle for o in offs], [])
+
+    # --- gather / scatter of rows ---------------------------------------------------------------
+    def descriptor_gather(self, desc, x_offsets, y_offset) -> tensor:
+        ptrs, mask = self._desc_rows(desc, x_offsets, y_offset, "gather")
+        fill = float("nan") if desc.padding == "nan" else 0
+        return self.load(ptrs, mask, fill)
+
+    def descriptor_scatter(self, desc, value, x_offsets, y_offset) -> None:
+        ptrs, mask = self._desc_rows(desc, x_offsets, y_offset, "scatter")
+        value = self.to_tensor(value)
+        if tuple(value.type.shape) != tuple(ptrs.type.shape):
+            raise ValueError(f"descriptor scatter of a {list(value.type.shape)} value: expected "
+                             f"{list(ptrs.type.shape)} (one row of the block per row offset)")
+        self.store(ptrs, value, mask)
+
+    def _desc_rows(self, desc, x_offsets, y_offset, what) -> tuple[tensor, tensor]:
+        """Pointers and in-bounds mask of rows `x_offsets`, columns y_offset + [0, block columns)."""
+        if not isinstance(desc, tensor_descriptor):
+            raise ValueError(f"expected a tensor descriptor, got {type(desc).__name__}")
+        block = desc.block_type.shape
+        if len(block) != 2 or block[0] != 1:
+            raise ValueError(f"descriptor {what} needs a 2-D descriptor whose block has 1 row, got block shape "
+                             f"{list(block)}")
+        x = self.to_tensor(_unwrap(x_offsets))
+        if len(x.type.shape) != 1 or x.type.scalar not in (T.i16, T.i32):
+            raise ValueError(f"descriptor {what}: row offsets must be a 1-D tensor of int16 or int32, got {x.type}")
+        rows, cols = x.type.shape[0], block[1]
+        if rows < 8:
+            raise ValueError(f"descriptor {what} must have at least 8 rows, got {rows}")
+        min_cols = 32 // desc.dtype.primitive_bitwidth * 8
+        if cols < min_cols:
+            raise ValueError(f"descriptor {what} of {desc.dtype} must have at least {min_cols} columns, got {cols}")
+        y_static = _unwrap(y_offset)
+        y = self.to_tensor(y_static)
+        if y.type.is_block() or not y.type.scalar.is_int():
+            raise ValueError(f"descriptor {what}: the column offset must be an integer scalar, got {y.type}")
+        row = self.expand_dims(self.cast(x, T.i32), 1)                                     # [rows, 1]
+        col = self.expand_dims(self.add(self.arange(0, cols), self.cast(y, T.i32)), 0)     # [1, cols]
+        n_rows, n_cols = desc.shape
+        row_ok = self.logical_and(self.greater_equal(row, 0), self.less_than(row, n_rows))
+        col_ok = self.less_than(col, n_cols)
+        # A compile-time start >= 0 needs no lower column bound; without one the MTIA backend reads whole rows
+        # (dma.rows) instead of gathering element by element.
+        if not (isinstance(y_static, int) and y_static >= 0):
+            col_ok = self.logical_and(self.greater_equal(col, 0), col_ok)
+        mask = self.broadcast_to(self.logical_and(row_ok, col_ok), (rows, cols))
+        offset = self.add(self.mul(self.cast(row, T.i64), desc.strides[0]), self.cast(col, T.i64))
+        ptrs = self.addptr(self.splat(desc.base, (rows, cols)), self.broadcast_to(offset, (rows, cols)))
+        return ptrs, mask
