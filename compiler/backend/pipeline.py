@@ -72,8 +72,8 @@ def _latency_bytes(cfg) -> int:
 
 def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
                     options: BackendOptions | None = None, check_roundtrip: bool = False) -> tuple[Program, dict]:
-    """`options` turns optimisations off (options.py); with `check_roundtrip`, each pass is verified and its printed IR
-    must parse back to the same text."""
+    """`options` turns optimisations off (options.py); with `check_roundtrip`, each pass's output is
+    verified and its printed IR must parse back to the same text."""
     t0 = time.perf_counter()
     opts = options or BackendOptions()
     stages: dict[str, str] = {}

@@ -698,7 +698,8 @@ define(Op.MAKE_TENSOR_DESCRIPTOR, """A descriptor of a strided tensor in memory:
 per dimension, then one stride (in elements) per dimension. Loads/stores move blocks of the result type's
 block shape.""", operands=("base", "shape_and_strides*"), check=_check_desc)
 define(Op.DESCRIPTOR_LOAD, """Read the block whose corner is at `offsets` (one i32 per dimension);
-elements outside [0, size) of any dimension read 0 (NaN where attr padding is "nan").""", operands=("desc", "offsets*"), check=_check_desc_load)
+elements outside [0, size) of any dimension read 0 (NaN where attr padding is "nan").""",
+       operands=("desc", "offsets*"), check=_check_desc_load)
 define(Op.DESCRIPTOR_STORE, "Write the block at `offsets`; elements outside the tensor are dropped.",
        operands=("desc", "value", "offsets*"), results=0, pure=False, check=_check_desc_store)
 

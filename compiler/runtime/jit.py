@@ -22,12 +22,13 @@ from .compiled import CompiledKernel
 from .memory import PointerArg, commit, host_array, pack, plan_buffers
 from .specialize import ConstArg, RuntimeArg, key_part, specialize
 
+# AMD's tuning hints, accepted and ignored: Triton's tutorials hand them to any backend that is not CUDA
+# (03-matrix-multiplication's HIP configs), and they say nothing MTIA can use
+AMD_TUNING_HINTS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
 # keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
 LAUNCH_KEYWORDS = ["num_warps", "num_stages", "pe_mapping", "num_ctas", "maxnreg", "enable_fp_fusion",
                    "debug", "extern_libs", "executor", "numerics", "sram_resident", "machine", "max_steps",
-                   "mtia_options", "launch_cooperative_grid", *("waves_per_eu", "matrix_instr_nonkdim", "kpack")]
-# AMD's tuning hints (the last three above) are accepted and ignored: Triton's tutorials hand them to any
-# backend that is not CUDA (03-matrix-multiplication's HIP configs), and they say nothing MTIA can use
+                   "mtia_options", "launch_cooperative_grid", *AMD_TUNING_HINTS]
 # Triton's own compile options: a kernel parameter of the same name (the fused-softmax tutorial's
 # `num_stages: tl.constexpr`) binds the value and the launch still reads it, as Triton's launcher does
 TRITON_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "debug", "extern_libs")
