@@ -284,3 +284,92 @@ def test_gather_at_a_compile_time_column(executor, col):
     out = np.full((8, 32), np.nan, np.float16)
     launch(gather_at_a_fixed_column, (1,), a, rows, out, 20, 64, COL=col, R=8, BN=32, executor=executor)
     np.testing.assert_array_equal(out, _gathered(a, rows, col, 32, 0))
+
+
+# --- descriptors re-made in loops and ifs (carried as their base, extents and strides) -----------------
+
+@triton.jit
+def sum_of_batches(a_ptr, out_ptr, B, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    """Each batch through its own descriptor, re-made in the loop over a moving base and a shrinking extent."""
+    m = tl.program_id(0) * BM
+    desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    acc = tl.zeros((BM, BN), tl.float32)
+    rows = M
+    for b in range(B):
+        acc += desc.load([m, 0])
+        rows -= 1
+        desc = tl.make_tensor_descriptor(a_ptr + (b + 1) * M * N, shape=[rows, N], strides=[N, 1],
+                                         block_shape=[BM, BN])
+    out = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    out.store([m, 0], acc)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_descriptor_re_made_in_a_loop(executor):
+    B, M, N = 3, 16, 32
+    a = np.random.default_rng(8).standard_normal((B, M, N)).astype(np.float32)
+    out = np.full((M, N), np.nan, np.float32)
+    launch(sum_of_batches, (2,), a, out, B, M, N, BM=8, BN=32, executor=executor)
+    expect = sum(np.where(np.arange(M)[:, None] < M - b, a[b], 0) for b in range(B))
+    np.testing.assert_allclose(out, expect, rtol=1e-6)
+
+
+@triton.jit
+def copy_from_either(a_ptr, b_ptr, out_ptr, which, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    if which > 0:
+        src = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    else:
+        src = tl.make_tensor_descriptor(b_ptr, shape=[M // 2, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    m = tl.program_id(0) * BM
+    dst.store([m, 0], src.load([m, 0]) + src.shape[0])
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("which", [1, 0])
+def test_a_descriptor_chosen_by_a_runtime_if(executor, which):
+    M, N = 16, 16
+    a, b = (np.random.default_rng(9 + i).standard_normal((M, N)).astype(np.float32) for i in range(2))
+    out = np.full((M, N), np.nan, np.float32)
+    launch(copy_from_either, (2,), a, b, out, which, M, N, BM=8, BN=16, executor=executor)
+    expect = a + M if which else np.where(np.arange(M)[:, None] < M // 2, b, 0) + M // 2
+    np.testing.assert_array_equal(out, expect)
+
+
+@triton.jit
+def walk_host_descriptors(first, second, out_ptr, n_tiles, switch_at, BM: tl.constexpr, BN: tl.constexpr):
+    """Host-built descriptors through a while loop: the tiles of `first`, then (from switch_at) `second`'s."""
+    i = 0
+    desc = first
+    acc = tl.zeros((BM, BN), tl.float32)
+    while i < n_tiles:
+        if i == switch_at:
+            desc = second
+        acc += desc.load([i * BM, 0]) * (desc.strides[0] // BN).to(tl.float32)
+        i += 1
+    tl.store(out_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], acc)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_host_descriptors_through_a_while_loop(executor):
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal((32, 16)).astype(np.float32), rng.standard_normal((32, 32)).astype(np.float32)
+    out = np.full((8, 16), np.nan, np.float32)
+    launch(walk_host_descriptors, (1,), TensorDescriptor.from_tensor(a, [8, 16]),
+           TensorDescriptor(b, (32, 16), (32, 1), [8, 16]), out, 4, 2, BM=8, BN=16, executor=executor)
+    expect = a[:16].reshape(2, 8, 16).sum(0) + 2 * b[16:, :16].reshape(2, 8, 16).sum(0)
+    np.testing.assert_allclose(out, expect, rtol=1e-5)
+
+
+@triton.jit
+def blocks_differ_by_branch(a_ptr, out_ptr, which, BN: tl.constexpr):
+    if which > 0:
+        desc = tl.make_tensor_descriptor(a_ptr, shape=[16, BN], strides=[BN, 1], block_shape=[8, BN])
+    else:
+        desc = tl.make_tensor_descriptor(a_ptr, shape=[16, BN], strides=[BN, 1], block_shape=[16, BN])
+    desc.store([0, 0], desc.load([0, 0]))
+
+
+def test_descriptors_of_different_blocks_do_not_merge():
+    with pytest.raises(triton.CompilationError, match="Mismatched type for desc"):
+        blocks_differ_by_branch[(1,)](np.zeros((16, 16), np.float32), None, 3, BN=16, executor="interpreter")
