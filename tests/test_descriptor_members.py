@@ -373,3 +373,59 @@ def blocks_differ_by_branch(a_ptr, out_ptr, which, BN: tl.constexpr):
 def test_descriptors_of_different_blocks_do_not_merge():
     with pytest.raises(triton.CompilationError, match="Mismatched type for desc"):
         blocks_differ_by_branch[(1,)](np.zeros((16, 16), np.float32), None, 3, BN=16, executor="interpreter")
+
+
+# --- atomics over a block (Triton's descriptor reduce) -------------------------------------------------
+
+@triton.jit
+def combine_tiles(out_desc, src_ptr, M, N, KIND: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    m, n = tl.program_id(0) * BM, tl.program_id(1) * BN
+    rows, cols = m + tl.arange(0, BM)[:, None], n + tl.arange(0, BN)[None, :]
+    val = tl.load(src_ptr + rows * N + cols, mask=(rows < M) & (cols < N), other=0)
+    if KIND == "add":
+        out_desc.atomic_add([m, n], val)
+    elif KIND == "min":
+        out_desc.atomic_min([m, n], val)
+    elif KIND == "max":
+        out_desc.atomic_max([m, n], val)
+    elif KIND == "and":
+        out_desc.atomic_and([m, n], val)
+    elif KIND == "or":
+        out_desc.atomic_or([m, n], val)
+    else:
+        out_desc.atomic_xor([m, n], val)
+
+
+_NUMPY_OF = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
+             "xor": np.bitwise_xor}
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("kind", list(_NUMPY_OF))
+def test_atomics_combine_a_ragged_grid_of_tiles(executor, kind):
+    rng = np.random.default_rng(len(kind))
+    M, N = 12, 40
+    src = rng.integers(-1000, 1000, (M, N)).astype(np.int32)
+    out = rng.integers(-1000, 1000, (M, N)).astype(np.int32)
+    expect = _NUMPY_OF[kind](out, src)
+    launch(combine_tiles, (2, 3), TensorDescriptor.from_tensor(out, [8, 16]), src, M, N, KIND=kind, BM=8, BN=16,
+           executor=executor)
+    np.testing.assert_array_equal(out, expect)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_atomic_add_of_floats(executor):
+    src = np.random.default_rng(2).standard_normal((8, 16)).astype(np.float32)
+    out = np.ones((8, 16), np.float32)
+    launch(combine_tiles, (1, 1), TensorDescriptor.from_tensor(out, [8, 16]), src, 8, 16, KIND="add", BM=8, BN=16,
+           executor=executor)
+    np.testing.assert_allclose(out, src + 1, rtol=1e-6)
+
+
+def test_a_float_atomic_min_is_refused_at_the_kernel_line():
+    f = np.zeros((8, 16), np.float32)
+    with pytest.raises(triton.CompilationError) as e:
+        combine_tiles[(1, 1)](TensorDescriptor.from_tensor(f, [8, 16]), f, 8, 16, KIND="min", BM=8, BN=16,
+                              executor="interpreter")
+    head, src, caret = str(e.value).splitlines()[:3]
+    assert "atomic_min does not support fp32" in head and "out_desc.atomic_min(" in src and caret.strip() == "^"

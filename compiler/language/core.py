@@ -368,6 +368,24 @@ class tensor_descriptor:
     def store(self, offsets, value):
         return _sem().descriptor_store(self, offsets, value)
 
+    def atomic_add(self, offsets, value):
+        return _sem().descriptor_atomic("add", self, offsets, value)
+
+    def atomic_min(self, offsets, value):
+        return _sem().descriptor_atomic("min", self, offsets, value)
+
+    def atomic_max(self, offsets, value):
+        return _sem().descriptor_atomic("max", self, offsets, value)
+
+    def atomic_and(self, offsets, value):
+        return _sem().descriptor_atomic("and", self, offsets, value)
+
+    def atomic_or(self, offsets, value):
+        return _sem().descriptor_atomic("or", self, offsets, value)
+
+    def atomic_xor(self, offsets, value):
+        return _sem().descriptor_atomic("xor", self, offsets, value)
+
     def gather(self, *args):
         if len(args) != 2:
             raise ValueError(f"descriptor gather takes row offsets and a column offset, got {len(args)} arguments")

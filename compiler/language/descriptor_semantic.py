@@ -1,10 +1,10 @@
-"""Tensor descriptors in the semantic: `tl.make_tensor_descriptor`, block loads/stores by offsets, and the
-row gather/scatter of a 2-D descriptor (Triton's TMA gather/scatter).
+"""Tensor descriptors in the semantic: `tl.make_tensor_descriptor`, block loads/stores by offsets, atomics
+over a block, and the row gather/scatter of a 2-D descriptor (Triton's TMA reduce and gather/scatter).
 
 A descriptor is a frontend value (core.tensor_descriptor): its base, i32 extents and i64 strides are ordinary
 runtime scalars, so `desc.shape[i]` / `desc.strides[i]` are values like any other and loops carry them.
 Block loads/stores are tt.descriptor_load/store of the tt.make_tensor_descriptor made where they are used;
-gather/scatter are masked loads/stores of a [rows, block columns] pointer block, which both executors (and the
+atomics and gather/scatter are masked atomics/loads/stores of a pointer block, which both executors (and the
 MTIA backend's row loads) already handle.
 """
 from __future__ import annotations
@@ -14,6 +14,9 @@ from ..ir.ops import Op
 from .core import _unwrap, tensor, tensor_descriptor
 
 PADDINGS = ("zero", "nan")
+_BITWISE = (T.u32, T.i32, T.u64, T.i64)
+_ATOMIC_DTYPES = {"add": (T.u32, T.i32, T.u64, T.f32, T.f16, T.bf16), "min": _BITWISE, "max": _BITWISE,
+                  "and": _BITWISE, "or": _BITWISE, "xor": _BITWISE}      # Triton's (16-bit floats: native TMA only)
 
 
 class DescriptorSemantic:
@@ -77,6 +80,37 @@ class DescriptorSemantic:
         block = desc.block_type
         value = self.broadcast_to(self.cast(self.to_tensor(value), block.scalar), block.shape)
         self.b.create(Op.DESCRIPTOR_STORE, [desc.handle, value.handle] + [o.handle for o in offs], [])
+
+    # --- atomics over a block (Triton's TMA reduce) --------------------------------------------------
+    def descriptor_atomic(self, kind, desc, offsets, value) -> None:
+        """Atomically combine `value` into the block at `offsets` (elements outside the extents untouched)."""
+        allowed = _ATOMIC_DTYPES[kind]
+        if desc.dtype not in allowed:
+            raise ValueError(f"descriptor atomic_{kind} does not support {desc.dtype} (only "
+                             f"{', '.join(str(t) for t in allowed)})")
+        value = self.to_tensor(value)
+        if tuple(value.type.shape) != tuple(desc.block_type.shape):
+            raise ValueError(f"expected value shape {list(desc.block_type.shape)}, got {list(value.type.shape)}")
+        ptrs, mask = self._desc_block(desc, self._desc_offsets(desc, offsets))
+        self.atomic_rmw(kind, ptrs, value, mask)
+
+    def _desc_block(self, desc, offsets) -> tuple[tensor, tensor]:
+        """Pointers and in-bounds mask of the block at `offsets` (i32 scalars)."""
+        shape = tuple(desc.block_type.shape)
+        rank = len(shape)
+        offset, mask = None, None
+        for d, n in enumerate(shape):
+            idx = self.add(self.arange(0, n), offsets[d])
+            for _ in range(d):
+                idx = self.expand_dims(idx, 0)
+            for _ in range(d + 1, rank):
+                idx = self.expand_dims(idx, len(idx.type.shape))
+            term = self.mul(self.cast(idx, T.i64), desc.strides[d])
+            offset = term if offset is None else self.add(offset, term)
+            ok = self.logical_and(self.greater_equal(idx, 0), self.less_than(idx, desc.shape[d]))
+            mask = ok if mask is None else self.logical_and(mask, ok)
+        ptrs = self.addptr(self.splat(desc.base, shape), self.broadcast_to(offset, shape))
+        return ptrs, self.broadcast_to(mask, shape)
 
     # --- gather / scatter of rows ---------------------------------------------------------------
     def descriptor_gather(self, desc, x_offsets, y_offset) -> tensor:
