@@ -27,16 +27,60 @@ DEVICE_BASE = DRAM_BASE + (32 << 30)    # device arrays (device.py) from here up
 ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
 
 
-@dataclass(frozen=True, eq=False)
 class TensorWrapper:
     """`triton.reinterpret(tensor, dtype)`: a host array or CPU tensor whose bytes a launch reads as
-    another element type of the same size (fp8 kept in uint8 tensors, unsigned ints in signed ones)."""
-    base: object
-    dtype: T.ScalarType
+    another element type of the same size (fp8 kept in uint8 tensors, unsigned ints in signed ones).
+
+    Host code handles it as it handles the tensor, as Triton's TensorWrapper allows: `base` (and `data`)
+    is the wrapped numpy array or torch tensor; `shape`, `stride`, `numel`, `element_size`, `device`
+    and `data_ptr` are the base's; `new_empty`, `clone`, `cpu` and `to` give wrappers of the same
+    reinterpreted dtype around new (or moved) storage; `copy_` copies another tensor's bytes in.
+    Assigning `w.data = view` makes the wrapper see that view (of the same element size), as assigning
+    a torch tensor's `.data` does; upstream's wrapper keeps a stale copy of the attribute instead."""
+    __slots__ = ("base", "dtype")
+
+    def __init__(self, base, dtype: T.ScalarType):
+        self.base = base
+        self.dtype = dtype
+
+    def _wrap(self, base) -> "TensorWrapper":
+        return reinterpret(base, self.dtype)
+
+    @property
+    def _is_torch(self) -> bool:
+        return _is_torch(self.base)
+
+    @property
+    def data(self):
+        """The storage tensor: a torch base's `.data` (an alias without autograd history), a numpy base
+        itself (numpy's own `.data` is a raw buffer, not an array)."""
+        return self.base.data if self._is_torch else self.base
+
+    @data.setter
+    def data(self, value):
+        if isinstance(value, TensorWrapper):
+            value = value.base
+        size = host_array(value).dtype.itemsize
+        if size != self.dtype.itemsize:
+            raise TypeError(f"TensorWrapper[{self.dtype}].data = ...: the new data has {size}-byte elements, "
+                            f"not the {self.dtype.itemsize}-byte ones of {self.dtype}")
+        self.base = value
 
     @property
     def shape(self):
         return self.base.shape
+
+    @property
+    def device(self):
+        """The base's device: a torch.device for a tensor, "cpu" for a numpy array (numpy 2 says so too)."""
+        return getattr(self.base, "device", "cpu")
+
+    def data_ptr(self) -> int:
+        """The host address of the first element (what Triton passes to a GPU kernel; a launch here
+        copies the bytes into simulated DRAM instead)."""
+        if self._is_torch:
+            return self.base.data_ptr()
+        return int(np.asarray(self.base).__array_interface__["data"][0])
 
     def numel(self) -> int:
         return int(np.prod(self.base.shape))
@@ -50,11 +94,65 @@ class TensorWrapper:
     def element_size(self) -> int:
         return self.dtype.itemsize
 
+    def new_empty(self, *sizes) -> "TensorWrapper":
+        """Uninitialised storage of `sizes` (a tuple, or the sizes as arguments), seen as the same dtype."""
+        shape = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else tuple(sizes)
+        if self._is_torch:
+            return self._wrap(self.base.new_empty(shape))
+        return self._wrap(np.empty(shape, dtype=self.base.dtype))
 
-def reinterpret(tensor, dtype: T.ScalarType) -> TensorWrapper:
-    """Triton's triton.reinterpret: the same memory, seen by kernels as elements of `dtype`."""
+    def clone(self) -> "TensorWrapper":
+        """A wrapper of the same dtype around a copy of the storage."""
+        return self._wrap(self.base.clone() if self._is_torch else self.base.copy())
+
+    def copy_(self, other) -> "TensorWrapper":
+        """Copy `other` (a wrapper, a tensor or an array) into this storage, as torch's copy_ does;
+        returns this wrapper."""
+        src = other.base if isinstance(other, TensorWrapper) else other
+        if self._is_torch:
+            self.base.copy_(src)
+        else:
+            np.copyto(self.base, host_array(src), casting="unsafe")
+        return self
+
+    def cpu(self) -> "TensorWrapper":
+        return self._wrap(self.base.cpu()) if self._is_torch else self._wrap(self.base)
+
+    def to(self, *args, **kwargs) -> "TensorWrapper":
+        """The wrapper moved to a device, keeping its dtype. A numpy base lives on the host: only "cpu"."""
+        if self._is_torch:
+            return self._wrap(self.base.to(*args, **kwargs))
+        device = args[0] if args else kwargs.get("device", "cpu")
+        if len(args) > 1 or set(kwargs) - {"device"} or str(device) != "cpu":
+            raise TypeError(f"a reinterpreted numpy array stays on the host: to({_call_args(args, kwargs)}) "
+                            f"asks for more than to('cpu')")
+        return self._wrap(self.base)
+
+    def __str__(self) -> str:
+        return f"TensorWrapper[{self.dtype}]({self.base})"
+
+    def __repr__(self) -> str:
+        return f"TensorWrapper(dtype={self.dtype!r}, base={self.base!r})"
+
+
+def _call_args(args, kwargs) -> str:
+    return ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+
+
+def _is_torch(v) -> bool:
+    return type(v).__module__.split(".")[0] == "torch" and hasattr(v, "untyped_storage")
+
+
+def reinterpret(tensor, dtype: T.ScalarType):
+    """Triton's triton.reinterpret: the same memory, seen by kernels as elements of `dtype`. Rewrapping
+    a wrapper as its base's own dtype gives the base back, as in Triton."""
     if isinstance(tensor, TensorWrapper):
         tensor = tensor.base
+        try:
+            if T.from_numpy(host_array(tensor).dtype) == dtype:
+                return tensor
+        except TypeError:
+            pass
     size = host_array(tensor).dtype.itemsize
     if not isinstance(dtype, T.ScalarType) or dtype.itemsize != size:
         raise TypeError(f"reinterpret: {dtype} does not have the {size}-byte elements of the tensor")
@@ -68,7 +166,7 @@ def host_array(v):
     torch is never imported here: a tensor's own module is used, only when the user passed one."""
     if isinstance(v, TensorWrapper):
         return host_array(v.base).view(v.dtype.np_dtype)
-    if type(v).__module__.split(".")[0] != "torch" or not hasattr(v, "untyped_storage"):
+    if not _is_torch(v):
         return v
     torch = sys.modules["torch"]
     if v.device.type != "cpu":
