@@ -481,6 +481,38 @@ def _desc_parts(desc: Value):
     return op.base, op.shape_and_strides[:rank], op.shape_and_strides[rank:]
 
 
+_NEGATIVE_OFFSET = ("{what} at a negative offset: MTIA's box DMA clips a block only at the tensor's end, so it "
+                    "cannot pad (or drop) the elements before its start as Triton's descriptors do")
+
+
+def _obviously_nonnegative(v: Value) -> bool:
+    """Whether v >= 0 follows from how it is made: constants, program ids, sums and products of such, and
+    the induction variable of a loop counting up from such (kernels' usual tile corners)."""
+    op = v.owner
+    if not hasattr(op, "name"):                            # a block argument: a loop's induction variable?
+        loop = v.owner.parent.parent if v.owner.parent is not None else None
+        return (v.index == 0 and loop is not None and getattr(loop, "name", None) == Op.FOR
+                and _obviously_nonnegative(loop.lower) and (constant_value(loop.step) or 0) > 0)
+    c = constant_value(v)
+    if c is not None:
+        return c >= 0
+    if op.name in (Op.GET_PROGRAM_ID, Op.GET_NUM_PROGRAMS, Op.EXTUI):
+        return True
+    if op.name in (Op.ADDI, Op.MULI):
+        return all(_obviously_nonnegative(x) for x in op.operands)
+    if op.name == Op.EXTSI:
+        return _obviously_nonnegative(op.operands[0])
+    return False
+
+
+def _guard_offsets(b: Builder, offsets, what: str) -> None:
+    """A run-time check that each offset not known to be >= 0 is: a wrong block must never be silent."""
+    for o in offsets:
+        if not _obviously_nonnegative(o):
+            ok = b.create1(Op.CMPI, [o, b.constant(0, o.type)], i1, {"predicate": "sge"})
+            b.create(Op.ASSERT, [ok], [], {"message": _NEGATIVE_OFFSET.format(what=what)})
+
+
 def _desc_box(b: Builder, desc: Value, offsets) -> tuple[Value, list, list]:
     base, sizes, strides = _desc_parts(desc)
     addr = None
@@ -496,6 +528,7 @@ def _lower_desc_load(op: Operation) -> None:
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
+    _guard_offsets(b, op.offsets, "descriptor load")
     ptr, strides, valid = _desc_box(b, op.desc, op.offsets)
     val = b.create1(mtia.LOAD_BOX, [ptr, *strides, *valid], op.result.type,
                     {"rank": len(strides), "unaligned": True,
@@ -508,6 +541,7 @@ def _lower_desc_store(op: Operation) -> None:
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
+    _guard_offsets(b, op.offsets, "descriptor store")
     ptr, strides, valid = _desc_box(b, op.desc, op.offsets)
     b.create(mtia.STORE_BOX, [ptr, op.value, *strides, *valid], [], {"rank": len(strides), "unaligned": True})
     op.erase()
