@@ -858,7 +858,9 @@ class Semantic(DescriptorSemantic):
         if not ptr.type.scalar.is_ptr():
             raise ValueError(f"Pointer argument of atomic_{kind} must be a pointer, got {ptr.type}")
         elem = ptr.type.scalar.element_ty
-        if elem in (T.i1, T.i8, T.i16, T.u8, T.u16, T.bf16) or elem.is_fp8():
+        if elem in (T.i1, T.i8, T.i16, T.u8, T.u16) or elem.is_fp8():
+            raise ValueError(f"atomic_{kind} does not support {elem}")
+        if elem in (T.f16, T.bf16) and kind != "add":           # Triton's rule: 16-bit floats only add
             raise ValueError(f"atomic_{kind} does not support {elem}")
         if kind in ("and", "or", "xor") and not elem.is_int():
             raise ValueError(f"atomic_{kind} does not support {elem}")
