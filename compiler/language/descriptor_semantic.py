@@ -100,11 +100,7 @@ class DescriptorSemantic:
         rank = len(shape)
         offset, mask = None, None
         for d, n in enumerate(shape):
-            idx = self.add(self.arange(0, n), offsets[d])
-            for _ in range(d):
-                idx = self.expand_dims(idx, 0)
-            for _ in range(d + 1, rank):
-                idx = self.expand_dims(idx, len(idx.type.shape))
+            idx = self.block_coordinate(n, offsets[d], d, rank)
             term = self.mul(self.cast(idx, T.i64), desc.strides[d])
             offset = term if offset is None else self.add(offset, term)
             ok = self.logical_and(self.greater_equal(idx, 0), self.less_than(idx, desc.shape[d]))

@@ -760,6 +760,16 @@ class Semantic(DescriptorSemantic):
         new = [self.add(o, self.cast(self.to_tensor(d), T.i32)) for o, d in zip(bp.offsets, offsets)]
         return block_ptr(bp.base, bp.shape, bp.strides, new, bp.block_shape, bp.order)
 
+    def block_coordinate(self, n: int, start, d: int, rank: int) -> tensor:
+        """start + arange(n) along dimension d of a rank-`rank` block (size 1 along the others): one index of
+        every element of a block whose corner is at `start` (block pointers and descriptors)."""
+        idx = self.add(self.arange(0, n), start)                           # i32 [n]
+        for _ in range(d):
+            idx = self.expand_dims(idx, 0)
+        for _ in range(d + 1, rank):
+            idx = self.expand_dims(idx, len(idx.type.shape))
+        return idx
+
     def _expand_block_ptr(self, bp: block_ptr, boundary_check) -> tuple[tensor, tensor | None]:
         rank = len(bp.block_shape)
         check = sorted({int(_unwrap(d)) for d in (_unwrap(boundary_check) or ())})
@@ -767,11 +777,7 @@ class Semantic(DescriptorSemantic):
             raise ValueError(f"boundary_check dimensions must be in [0, {rank}), got {check}")
         offset, mask = None, None
         for d, n in enumerate(bp.block_shape):
-            idx = self.add(self.arange(0, n), bp.offsets[d])                     # i32 [n]
-            for _ in range(d):
-                idx = self.expand_dims(idx, 0)
-            for _ in range(d + 1, rank):
-                idx = self.expand_dims(idx, len(idx.type.shape))
+            idx = self.block_coordinate(n, bp.offsets[d], d, rank)
             term = self.mul(self.cast(idx, T.i64), bp.strides[d])
             offset = term if offset is None else self.add(offset, term)
             if d in check:
