@@ -39,7 +39,7 @@ class AllocateLocalStore:
             decls = [op for op in func.body.ops if op.name == mtia.CB]
             for d in decls:
                 d.attrs["bytes"] = -(-d.attrs["bytes"] // self.slot_align) * self.slot_align
-            if sum(d.attrs["bytes"] for d in decls) > budget:
+            if sum(d.attrs["bytes"] * d.attrs.get("min_slots", 1) for d in decls) > budget:
                 share_storages(func)
                 decls = [op for op in func.body.ops if op.name == mtia.CB]
             cbs = [d.attrs for d in decls]

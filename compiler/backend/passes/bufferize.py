@@ -57,10 +57,37 @@ class Bufferize:
     def run(self, module) -> None:
         for func in module.functions:
             plan = Plan()
+            _own_constant_inits(func)
             planner = _Planner(plan, self.rotate)
             planner.block(func.body, 0)
             _deaths(plan, planner.rotations)
             _write(func, plan)
+
+
+def _own_constant_inits(func: Operation) -> None:
+    """A block constant (`tl.zeros`, `tl.full`) that starts a loop's carried block and is read elsewhere
+    too gets a copy of its own just before that loop. The loop then takes the copy's tile as its
+    carried storage, where sharing one constant (as common subexpression elimination leaves three
+    accumulators' `tl.zeros`) would keep the constant's tile from its first reader to its last and
+    copy it into each loop: one SE fill each instead of a copy each, and the tile free between."""
+    sites = []                                  # (loop, operand index, its first init's index)
+    for loop in [op for op in func.walk() if op.name in (Op.FOR, Op.WHILE)]:
+        first = len(loop.operands) - len(loop.inits)
+        for i in range(first, len(loop.operands)):
+            init = loop.operands[i]
+            const = init.owner
+            if isinstance(const, Operation) and const.name in (Op.CONSTANT, Op.SPLAT) and \
+                    init.type.is_block() and len(init.uses) > 1:
+                sites.append((loop, i, first))
+    for loop, i, first in sites:
+        init = loop.operands[i]
+        const = init.owner
+        copy = const.clone()
+        copy.results[0].name_hint = loop.results[i - first].name_hint or init.name_hint   # the tile's name
+        loop.parent.insert_before(loop, copy)
+        loop.set_operand(i, copy.results[0])
+        if not init.uses:
+            const.erase()
 
 
 def _write(func: Operation, plan: Plan) -> None:

@@ -7,8 +7,10 @@ next slot always does. Nothing else would order them, so storages are merged (on
 id), never merely overlapped in memory. A storage's life runs from the first to the last op that
 writes, reads or pops it, each op taken as its whole subtree in the block that pops the storage (a
 read inside a loop keeps the tile for the whole loop). Scratch slots, the reduction network's CBs
-(other PEs push into them), rotating carried tiles (two slots: the old value and the new) and
-storages that are never popped keep a CB of their own.
+(other PEs push into them) and storages that are never popped keep a CB of their own. A rotating
+carried tile (two slots: the old value and the new) is popped both in its loop's body and after the
+loop, so its life is taken in the innermost block that holds all its pops (the whole loop, and what
+reads its result after it); a CB that holds one keeps its two slots (`min_slots`).
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ def share_storages(func: Operation) -> None:
     groups: list[list[int]] = []
     for d in sorted(decls, key=lambda d: -d.attrs["bytes"]):
         sid = d.attrs["id"]
-        life = lives.get(sid) if d.attrs.get("min_slots", 1) == 1 else None   # a rotating tile: alone
+        life = lives.get(sid)
         home = None
         if life is not None:
             home = next((g for g in groups if all(o in lives and (lives[o][1] < life[0] or life[1] < lives[o][0])
@@ -83,14 +85,30 @@ def _lives(func: Operation, spans: dict) -> dict:
             touches.setdefault(sid, []).append(y)
     lives = {}
     for sid, ops in touches.items():
-        sites = pop_sites.get(sid, [])
-        home = sites[0].parent if sites else None
-        if sid in alone or home is None or any(s.parent is not home for s in sites):
+        home = _common_block(pop_sites.get(sid, []))
+        if sid in alone or home is None:
             continue
         life = _life(ops, home, spans)
         if life is not None:
             lives[sid] = life
     return lives
+
+
+def _common_block(sites: list):
+    """The innermost block that holds every pop site (None for no sites)."""
+    if not sites:
+        return None
+    def chain(op):                      # the blocks around an op, innermost first
+        out = []
+        while op is not None:
+            out.append(op.parent)
+            op = op.parent_op
+        return out
+    common = chain(sites[0])
+    for op in sites[1:]:
+        around = {id(b) for b in chain(op)}
+        common = [b for b in common if id(b) in around]
+    return common[0] if common else None
 
 
 def _life(ops: list, home, spans: dict):
@@ -115,6 +133,8 @@ def _rewrite(func: Operation, decls: list, groups: list) -> None:
         head.attrs["id"] = gi
         head.attrs["bytes"] = max(m["bytes"] for m in members)
         head.attrs["depth"] = max(m["depth"] for m in members)
+        if any(m.get("min_slots", 1) > 1 for m in members):
+            head.attrs["min_slots"] = max(m.get("min_slots", 1) for m in members)
         head.attrs["name"] = "|".join(dict.fromkeys(m["name"] for m in members))
         for s in g[1:]:
             by_id[s].erase()
