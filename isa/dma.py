@@ -3,7 +3,9 @@ the LLC) and the local store over the NoC.
 
 Addresses are byte addresses held in x registers; strides and offsets count elements of the tile's
 dtype. A descriptor's `valid` extents clip the box at run time (Triton masks turned into effective
-shapes): elements outside are neither read nor written, and loads fill them with `pad`. Box
+shapes), and its `skip` counts clip the box's start (a tensor descriptor's block at a negative corner:
+the first `skip[k]` indices of dimension k lie before the tensor): elements outside are neither read
+nor written, and loads fill them with `pad`. Box
 transfers need a 32-byte aligned base address unless they set `unaligned=1`, the MTIA 2i mode for
 unaligned addresses, which costs a partial burst at each end of every contiguous run.
 
@@ -29,8 +31,9 @@ from .instruction import Instr, instruction
 @instruction("dma.in", "dma")
 class DmaIn(Instr):
     """dst[i] = mem[base + sum_k(j_k * strides[k]) * itemsize] for every index i of dst's box with
-    i_k < valid[k] (all of the box when valid is empty), j_k = i_k except along a wrapped or clamped
-    dimension (module docstring); the other elements of dst = pad.
+    skip[k] <= i_k < valid[k] (no lower clip when skip is empty, all of the box when valid is empty),
+    j_k = i_k except along a wrapped or clamped dimension (module docstring; a box that skips is not
+    remapped); the other elements of dst = pad.
 
     prefetch (DMA_IN with prefetch): when nonzero, the same box at base + prefetch bytes is also
     brought from DRAM into the LLC (clipped to the array base is in); the transfer does not wait for it.
@@ -43,6 +46,7 @@ class DmaIn(Instr):
     base: XReg
     strides: XList
     valid: XList = ()
+    skip: XList = ()
     pad: FOrImm = 0.0
     unaligned: Imm = 0
     wrap: XList = ()
@@ -56,13 +60,14 @@ class DmaIn(Instr):
 @instruction("dma.out", "dma")
 class DmaOut(Instr):
     """mem[base + sum_k(j_k * strides[k]) * itemsize] = src[i] for every index i of src's box with
-    i_k < valid[k], j_k as for dma.in (where a clamp sends several elements to one address, the last
+    skip[k] <= i_k < valid[k], j_k as for dma.in (where a clamp sends several elements to one address, the last
     in row-major order lands); nothing else is written. ctx, inc: the command forms of the module
     docstring."""
     src: TileKind
     base: XReg
     strides: XList
     valid: XList = ()
+    skip: XList = ()
     unaligned: Imm = 0
     wrap: XList = ()
     clamp: XList = ()

@@ -352,14 +352,15 @@ class Tracer:
 
 
 def _dma_bytes(cmd) -> int:
-    """Bytes a DMA command moves: its tile, clipped to `valid` (element-wise forms: the whole tile)."""
+    """Bytes a DMA command moves: its tile, clipped to `valid` and `skip` (element-wise forms: the whole
+    tile)."""
     if not cmd.tiles:
         return int(cmd.vals.get("nbytes", 0) or 0)
     _, t = cmd.tiles[0]
-    valid = cmd.vals.get("valid")
-    if valid:
+    valid, skip = cmd.vals.get("valid"), cmd.vals.get("skip")
+    if valid or skip:
         n = t.nbytes // t.size
-        for d in clip(t.shape, valid):
-            n *= d
+        for d, k in zip(clip(t.shape, valid), skip or [0] * len(t.shape)):
+            n *= max(0, d - max(0, int(k)))
         return n
     return t.nbytes

@@ -34,7 +34,7 @@ def test_sized_variadics_and_an_optional_operand_by_name():
 
 def test_an_operand_count_that_does_not_fit_the_rank_is_refused():
     with pytest.raises(VerifyError, match=r"'mtia.load_box' op has 4 operands; expected ptr, strides\*rank, "
-                                          r"valid\*rank, remap\*remap_args, other\?"):
+                                          r"valid\*rank, remap\*remap_args, skip\*skip_args, other\?"):
         _ops(BOXES.replace("%c8, %c1, %n, %c8 {rank = 2} : tensor<4x8xf32>", "%c8, %c1, %n {rank = 2} : tensor<4x8xf32>"))
     with pytest.raises(VerifyError, match=r"needs an integer attribute 'rank'"):
         _ops(BOXES.replace("%o {rank = 1}", "%o {}"))

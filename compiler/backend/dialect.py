@@ -24,13 +24,17 @@ i_k < valid_k, else the padding (attr pad, or the `other` operand when the paddi
 ptr is the element at index 0; strides (elements) and valid extents are `rank` i64 scalars each.
 j_k = i_k, except along dimension remap_dim when attr remap is set: (start + i) % bound for "wrap",
 start + i where that is < bound, else fill, for "clamp"; the `remap_args` remap scalars are start,
-bound (and fill). attrs: rank, pad, unaligned, remap, remap_dim, remap_args.""",
-           operands=("ptr", "strides*rank", "valid*rank", "remap*remap_args", "other?"), attrs=("rank",),
+bound (and fill). With `skip_args` (= rank) skip scalars, the first skip_k indices of each dimension k are
+outside the box too (a descriptor block at a negative corner; not with a remap).
+attrs: rank, pad, unaligned, remap, remap_dim, remap_args, skip_args.""",
+           operands=("ptr", "strides*rank", "valid*rank", "remap*remap_args", "skip*skip_args", "other?"),
+           attrs=("rank",),
            pure=False)
     define(STORE_BOX, """A box DMA out of the local store: ptr[sum(j_k * strides_k)] = value[i] where every
 i_k < valid_k, j_k as for mtia.load_box; strides and valid extents are `rank` i64 scalars each.
-attrs: rank, unaligned, remap, remap_dim, remap_args.""",
-           operands=("ptr", "value", "strides*rank", "valid*rank", "remap*remap_args"), results=0, attrs=("rank",),
+skip as for mtia.load_box. attrs: rank, unaligned, remap, remap_dim, remap_args, skip_args.""",
+           operands=("ptr", "value", "strides*rank", "valid*rank", "remap*remap_args", "skip*skip_args"), results=0,
+           attrs=("rank",),
            pure=False)
     define(GATHER, """Element-wise DMA: result[i] = ptr[offsets[i]] where mask[i] (offsets: an integer block,
 in elements), else the padding (attr pad: the constant for masked-off elements).""",

@@ -21,7 +21,7 @@ from isa.types import np_dtype
 from ..chip.memory_system import Access
 from ..errors import SanitizerError
 from ..signal import Signal
-from ..semantics.dma import wrap_parts, boxes
+from ..semantics.dma import boxes, skipped, wrap_parts
 from .engine import Engine
 
 READS_AT_START = (dma.DmaIn, dma.DmaGather, dma.DmaRows)
@@ -208,10 +208,10 @@ class DMA(Engine):
         if t is dma.DmaIn or t is dma.DmaOut:
             tile = ins.dst if t is dma.DmaIn else ins.src
             isz = np_dtype(tile.dtype).itemsize
-            shape = clip(tile.shape, v["valid"])
             if len(v["strides"]) != len(tile.shape):
                 raise SanitizerError(f"{cmd.where()}: {len(v['strides'])} strides for a "
                                      f"{len(tile.shape)}-dimensional tile")
+            v, shape, _ = skipped(v, clip(tile.shape, v["valid"]), isz, cmd.where)
             if 0 in shape:
                 self.check_aligned(cmd, v["base"])
                 return None, t is dma.DmaOut

@@ -99,11 +99,32 @@ def wrap_parts(start: int, bound: int, n: int, where) -> list:
     return parts
 
 
+def skipped(vals, box: tuple[int, ...], isz: int, where) -> tuple[dict, tuple[int, ...], tuple]:
+    """A box whose first `skip[k]` indices of each dimension k are clipped off (dma.in/dma.out's `skip`),
+    as the box that is left: (its fields, with the base moved to its first element; its shape; the
+    slices of the tile it covers). The fields as they are when nothing is skipped."""
+    skip = vals.get("skip") or ()
+    if not any(skip):
+        return vals, box, tuple(slice(0, n) for n in box)
+    if len(skip) != len(box):
+        raise SanitizerError(f"{where()}: skip counts {list(skip)} do not match the tile's {len(box)} dimensions")
+    if vals.get("wrap") or vals.get("clamp"):
+        raise SanitizerError(f"{where()}: a box that skips its first elements cannot also wrap or clamp a dimension")
+    lo = tuple(max(0, min(int(k), n)) for k, n in zip(skip, box))
+    base = vals["base"] + sum(k * int(s) for k, s in zip(lo, vals["strides"])) * isz
+    return dict(vals, base=base), tuple(n - k for k, n in zip(lo, box)), tuple(slice(k, n) for k, n in zip(lo, box))
+
+
+def _within(outer: tuple, inner: tuple) -> tuple:
+    """Slices `inner` of a sub-tile taken at `outer` of the tile: the same elements, as slices of the tile."""
+    return tuple(slice(o.start + i.start, o.start + i.stop) for o, i in zip(outer, inner))
+
+
 @semantics(dma.DmaIn)
 def dma_in(ctx, cmd):
     ins, v = cmd.ins, cmd.vals
     dst = view(ctx.ls, cmd.addr["dst"], ins.dst)
-    box = _clip(ins.dst.shape, v["valid"])
+    v, box, at = skipped(v, _clip(ins.dst.shape, v["valid"]), dst.dtype.itemsize, cmd.where)
     if box != ins.dst.shape:
         dst[...] = source(ctx, cmd, "pad", dst.dtype)
     if 0 in box:
@@ -111,19 +132,19 @@ def dma_in(ctx, cmd):
     for base, sl, shape, strides in boxes(v, box, dst.dtype.itemsize, cmd.where):
         src = ctx.gmem.box_view(base, dst.dtype, shape, strides, cmd.oob("load"))
         ctx.gmem.track(base, dst.dtype.itemsize, shape, strides, False, cmd.where)
-        dst[sl] = src
+        dst[_within(at, sl)] = src
 
 
 @semantics(dma.DmaOut)
 def dma_out(ctx, cmd):
     ins, v = cmd.ins, cmd.vals
     src = view(ctx.ls, cmd.addr["src"], ins.src)
-    box = _clip(ins.src.shape, v["valid"])
+    v, box, at = skipped(v, _clip(ins.src.shape, v["valid"]), src.dtype.itemsize, cmd.where)
     if 0 in box:
         return
     for base, sl, shape, strides in boxes(v, box, src.dtype.itemsize, cmd.where):
         dst = ctx.gmem.box_view(base, src.dtype, shape, strides, cmd.oob("store"))
-        part = src[sl]
+        part = src[_within(at, sl)]
         if 0 in strides:             # a clamped tail: several elements to one address, the last lands
             dst[...] = part[tuple(slice(-1, None) if s == 0 else slice(None) for s in strides)]
         else:

@@ -21,19 +21,24 @@ def _remap(g, op) -> dict:
     return {kind: (op.attrs["remap_dim"], *g.xlist(op.remap))} if kind else {}
 
 
+def _skip(g, op) -> dict:
+    """The DMA's skip field (a block starting before its tensor) from a box op's skip operands."""
+    return {"skip": g.xlist(op.skip)} if op.attrs.get("skip_args") else {}
+
+
 def _load_box(g, op) -> None:
     out = g.out_tile(op)
     pad = g.scalar_src(op.other) if op.other is not None else float(op.attrs.get("pad", 0))
     g.e.emit(dma.DmaIn, _where(op), dst=out, base=g.reg(op.ptr), strides=g.xlist(op.strides),
              valid=g.valid(op.valid, out.shape), pad=pad, unaligned=int(bool(op.attrs.get("unaligned"))),
-             **_remap(g, op), **({"bcast": op.attrs["bcast"]} if op.attrs.get("bcast") else {}))
+             **_remap(g, op), **_skip(g, op), **({"bcast": op.attrs["bcast"]} if op.attrs.get("bcast") else {}))
 
 
 def _store_box(g, op) -> None:
     src = g.tile(op.value, op)
     g.e.emit(dma.DmaOut, _where(op), src=src, base=g.reg(op.ptr), strides=g.xlist(op.strides),
              valid=g.valid(op.valid, src.shape), unaligned=int(bool(op.attrs.get("unaligned"))),
-             **_remap(g, op))
+             **_remap(g, op), **_skip(g, op))
 
 
 def _gather(g, op) -> None:

@@ -153,7 +153,7 @@ class _Match:
         [.., BK] whose base moves on by BK along K each iteration, or None."""
         ld = v.owner
         if not isinstance(ld, Operation) or ld.name != mtia.LOAD_BOX or ld.parent is not self.body or \
-                ld.attrs.get("rank") != 2 or ld.other is not None or len(v.uses) != 1 or \
+                ld.attrs.get("rank") != 2 or ld.other is not None or len(v.uses) != 1 or ld.attrs.get("skip_args") or \
                 (ld.attrs.get("remap") and ld.attrs.get("remap_dim") == kdim):
             return None
         strides, valid = ld.strides, ld.valid

@@ -481,10 +481,6 @@ def _desc_parts(desc: Value):
     return op.base, op.shape_and_strides[:rank], op.shape_and_strides[rank:]
 
 
-_NEGATIVE_OFFSET = ("{what} at a negative offset: MTIA's box DMA clips a block only at the tensor's end, so it "
-                    "cannot pad (or drop) the elements before its start as Triton's descriptors do")
-
-
 def _obviously_nonnegative(v: Value) -> bool:
     """Whether v >= 0 follows from how it is made: constants, program ids, sums and products of such, and
     the induction variable of a loop counting up from such (kernels' usual tile corners)."""
@@ -505,12 +501,15 @@ def _obviously_nonnegative(v: Value) -> bool:
     return False
 
 
-def _guard_offsets(b: Builder, offsets, what: str) -> None:
-    """A run-time check that each offset not known to be >= 0 is: a wrong block must never be silent."""
-    for o in offsets:
-        if not _obviously_nonnegative(o):
-            ok = b.create1(Op.CMPI, [o, b.constant(0, o.type)], i1, {"predicate": "sge"})
-            b.create(Op.ASSERT, [ok], [], {"message": _NEGATIVE_OFFSET.format(what=what)})
+def _skips(b: Builder, offsets) -> list:
+    """The indices before the tensor's start that a block at these offsets has along each dimension,
+    max(0, -offset) (the box's `skip` operands; none when every offset is known to be >= 0): Triton pads
+    them on load and drops them on store."""
+    if all(_obviously_nonnegative(o) for o in offsets):
+        return []
+    zero = b.constant(0, i64)
+    return [zero if _obviously_nonnegative(o) else b.create1(Op.MAXSI, [zero, b.create1(Op.SUBI, [zero, _i64(b, o)], i64)],
+                                                             i64) for o in offsets]
 
 
 def _desc_box(b: Builder, desc: Value, offsets) -> tuple[Value, list, list]:
@@ -528,10 +527,10 @@ def _lower_desc_load(op: Operation) -> None:
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
-    _guard_offsets(b, op.offsets, "descriptor load")
     ptr, strides, valid = _desc_box(b, op.desc, op.offsets)
-    val = b.create1(mtia.LOAD_BOX, [ptr, *strides, *valid], op.result.type,
-                    {"rank": len(strides), "unaligned": True,
+    skip = _skips(b, op.offsets)
+    val = b.create1(mtia.LOAD_BOX, [ptr, *strides, *valid, *skip], op.result.type,
+                    {"rank": len(strides), "unaligned": True, **({"skip_args": len(skip)} if skip else {}),
                      "pad": float("nan") if op.attrs.get("padding") == "nan" else 0})
     op.result.replace_all_uses_with(val)
     op.erase()
@@ -541,9 +540,10 @@ def _lower_desc_store(op: Operation) -> None:
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
-    _guard_offsets(b, op.offsets, "descriptor store")
     ptr, strides, valid = _desc_box(b, op.desc, op.offsets)
-    b.create(mtia.STORE_BOX, [ptr, op.value, *strides, *valid], [], {"rank": len(strides), "unaligned": True})
+    skip = _skips(b, op.offsets)
+    b.create(mtia.STORE_BOX, [ptr, op.value, *strides, *valid, *skip], [],
+             {"rank": len(strides), "unaligned": True, **({"skip_args": len(skip)} if skip else {})})
     op.erase()
 
 
