@@ -775,8 +775,17 @@ class AstToIR(ast.NodeVisitor):
         if isinstance(getattr(fn, "__self__", None), T.Type) or fn in _ALLOWED_CLASSES:
             return _wrap(fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()}))
         name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-        raise CompileTimeError(f"unsupported function call '{name}': only @jit functions, tl builtins and "
-                               f"compile-time helpers can be called in a @jit function")
+        plain_args = [_unwrap(a) for a in args]
+        plain_kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+        if callable(fn) and not any(isinstance(a, tensor) for a in [*plain_args, *plain_kwargs.values()]):
+            # any other Python function (math.ceil, a user's helper) runs now, on compile-time values, as
+            # Triton's code generator calls it
+            return _wrap(fn(*plain_args, **plain_kwargs))
+        if callable(fn):
+            raise CompileTimeError(f"'{name}' is a plain Python function called with a tensor: it runs at compile "
+                                   f"time, on compile-time values only; decorate it with @triton.jit to call it "
+                                   f"on tensors")
+        raise CompileTimeError(f"'{name}' is not callable")
 
     def call_jit(self, jitfn, args, kwargs):
         if self.depth >= MAX_INLINE_DEPTH:

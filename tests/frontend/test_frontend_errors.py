@@ -137,8 +137,8 @@ def host_function_call_kernel(X):
 
 def test_calling_a_plain_python_function():
     expect(lambda: host_function_call_kernel[(1,)](F32), "MARK-host", "host_helper(",
-           "unsupported function call 'host_helper': only @jit functions, tl builtins and compile-time helpers "
-           "can be called in a @jit function")
+           "'host_helper' is a plain Python function called with a tensor: it runs at compile time, on "
+           "compile-time values only; decorate it with @triton.jit to call it on tensors")
 
 
 @triton.jit
