@@ -46,3 +46,28 @@ def test_max_takes_plus_zero_and_min_minus_zero(executor, sa, sb):
     assert _signs(out[:16]) == elementwise_max and _signs(out[32:48]) == elementwise_max
     assert _signs(out[16:32]) == elementwise_min and _signs(out[48:64]) == elementwise_min
     assert _signs(out[64:70]) == ["+0", "-0", "+0", "-0", "-0", "+0"]
+
+
+@triton.jit
+def _both_zero_constants(out_ptr, x, DTYPE: tl.constexpr, NEG_FIRST: tl.constexpr):
+    r = tl.arange(0, 4)
+    first, second = (-0.0, 0.0) if NEG_FIRST else (0.0, -0.0)
+    tl.store(out_ptr + 0, tl.full((), first, DTYPE))
+    tl.store(out_ptr + 1, tl.full((), second, DTYPE))
+    tl.store(out_ptr + 2 + r, tl.full((4,), first, DTYPE))
+    tl.store(out_ptr + 6 + r, tl.full((4,), second, DTYPE))
+    tl.store(out_ptr + 10, (x * 0.0).to(DTYPE))
+    tl.store(out_ptr + 11, (x * -0.0).to(DTYPE))
+
+
+@pytest.mark.parametrize("executor", ["interpreter", "mtia"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("neg_first", [True, False])
+def test_minus_zero_and_zero_stay_two_constants(executor, dtype, neg_first):
+    """Common subexpression elimination merged `-0.0` with `0.0` (equal as Python floats), so both stores
+    wrote whichever came first (upstream test_frontend.py's test_scalar_constant_preserves_signed_zero)."""
+    out = np.full(12, np.nan, dtype)
+    _both_zero_constants[(1,)](out, 1.0, DTYPE=getattr(tl, dtype), NEG_FIRST=neg_first, executor=executor)
+    assert (out == 0).all()
+    first, second = ("-0", "+0") if neg_first else ("+0", "-0")
+    assert _signs(out) == [first, second] + [first] * 4 + [second] * 4 + ["+0", "-0"]

@@ -2,6 +2,7 @@
 enclosing one, earlier). Memory reads are never merged (a store may sit between them)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -18,6 +19,8 @@ def _freeze(v):
         return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
     if isinstance(v, float) and v != v:
         return "nan"
+    if isinstance(v, float) and v == 0.0:        # -0.0 == 0.0, but they are different constants
+        return ("float", math.copysign(1.0, v), 0.0)
     return (type(v).__name__, v)
 
 
