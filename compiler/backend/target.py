@@ -48,12 +48,13 @@ POINTER_OPS = (Op.ADDPTR, Op.PTR_TO_INT, Op.INT_TO_PTR, Op.PTR_BITCAST)
 SCALAR_ON_SE = frozenset({Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.RSQRT, Op.ABSF, Op.ERF, Op.FLOOR, Op.CEIL, Op.SIN,
                           Op.COS, Op.TANH, Op.ROUNDEVEN, Op.ISNAN, Op.ISINF, Op.POWF, Op.ATAN2, Op.REMF, Op.FMA,
                           Op.MAXIMUMF, Op.MINIMUMF})
-# float scalars the control core cannot load or store itself: a DMA moves them through a slot
-WIDE_ONLY = ("f16", "bf16")
+# float scalars the control core cannot load or store itself: a DMA moves them through a slot, and
+# registers hold them as f32 (which holds every f16, bf16 and fp8 value exactly)
+WIDE_ONLY = ("f16", "bf16", "f8e4m3", "f8e5m2", "f8e4b15", "f8e4m3fnuz", "f8e5m2fnuz")
 # scalar float ops whose f16/bf16 result must be rounded to that type: the control core computes
 # floats in f32 only, so the SE runs these too (rounding each result once)
 ROUNDED_ON_SE = frozenset({Op.ADDF, Op.SUBF, Op.MULF, Op.DIVF, Op.PRECISE_DIVF, Op.SQRT, Op.PRECISE_SQRT,
-                           Op.SITOFP, Op.UITOFP, Op.TRUNCF})
+                           Op.SITOFP, Op.UITOFP, Op.TRUNCF, Op.FP_TO_FP})
 # the integer long tail the vector core runs (the SE's datapath covers the rest)
 RVV_OPS = (Op.MULHIUI, Op.DIVSI, Op.DIVUI, Op.REMSI, Op.REMUI)
 # tl.dot element types the vector core multiplies when the config's DPE does not (slow, exact per step)
@@ -86,9 +87,12 @@ def is_elementwise_block(op: Operation) -> bool:
 
 def scalar_on_se(op: Operation) -> bool:
     """A scalar op the SE runs in a one-element tile: float math the control core has no
-    instruction for, or float work whose f16/bf16 result the core could not round."""
+    instruction for, float work whose f16/bf16/fp8 result the core could not round, and bitcasts to or
+    from those types."""
     if not op.results:
         return False
+    if op.name == Op.BITCAST:           # a register holds such a float as f32, not as its own bits
+        return any(v.type.scalar.ir in WIDE_ONLY for v in (op.operands[0], op.results[0]))
     return op.name in SCALAR_ON_SE or op.name in ROUNDED_ON_SE and op.results[0].type.scalar.ir in WIDE_ONLY
 
 

@@ -10,7 +10,8 @@ from isa import scalar as riscv
 from isa import sync
 
 from ...ir import Op
-from ...ir.types import f64, i1
+from ...ir.types import f32, f64, i1
+from ..target import WIDE_ONLY
 
 _RR = {Op.ADDI: riscv.Add, Op.SUBI: riscv.Sub, Op.MULI: riscv.Mul, Op.DIVSI: riscv.Div, Op.DIVUI: riscv.Divu,
        Op.REMSI: riscv.Rem, Op.REMUI: riscv.Remu, Op.ANDI: riscv.And, Op.ORI: riscv.Or, Op.XORI: riscv.Xor,
@@ -183,8 +184,8 @@ def lower(g, op) -> bool:
         e.emit(fop(riscv.FcvtLUS if to_u64 else riscv.FcvtLS, op.x.type), rd=rd, fs1=g.reg(op.x))
         canonicalize(g, rd, op.result.type)
         return True
-    if name == Op.EXTF:
-        e.emit(riscv.FmvS, fd=g.def_reg(op.result), fs1=g.reg(op.x))
+    if name == Op.EXTF or name == Op.FP_TO_FP and op.result.type == f32 and op.x.type.ir in WIDE_ONLY:
+        e.emit(riscv.FmvS, fd=g.def_reg(op.result), fs1=g.reg(op.x))       # (held as f32 already)
         return True
     if name == Op.TRUNCF and op.x.type == f64:
         e.emit(riscv.FcvtSD, fd=g.def_reg(op.result), fs1=g.reg(op.x))

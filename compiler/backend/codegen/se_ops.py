@@ -10,7 +10,7 @@ from isa import se
 from isa.types import Tile
 
 from ...ir import Op
-from ..plan import dtype_of
+from ..plan import TileLoc, dtype_of
 from .emitter import VReg
 
 UNARY = {Op.NEGF: se.SeNeg, Op.EXP: se.SeExp, Op.EXP2: se.SeExp2, Op.LOG: se.SeLog, Op.LOG2: se.SeLog2,
@@ -112,7 +112,13 @@ def _unsigned_scalar_to_float(g, r: VReg, dtype: str) -> VReg:
 
 
 def _bitcast(g, op) -> None:
-    g.e.emit(se.SeBitcast, out=g.out_tile(op), a=g.tile(op.x, op))
+    out = g.out_tile(op)
+    if not op.x.type.is_block() and not isinstance(g.plan.loc.get(op.x), TileLoc):
+        # a scalar in a register (an f16/bf16/fp8 one held as f32): written into the result's slot in its
+        # own type, the slot then holds its bits, which the result's type reads
+        g.e.emit(se.SeFill, out=Tile(out.cb, out.mode, dtype_of(op.x.type), out.shape), value=g.scalar_src(op.x))
+        return
+    g.e.emit(se.SeBitcast, out=out, a=g.tile(op.x, op))
 
 
 def _iota(g, op) -> None:
