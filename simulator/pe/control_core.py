@@ -24,6 +24,12 @@ from isa.re import ReSend
 SCALAR, ENGINE, BLOCKING, RUN = 0, 1, 2, 3
 
 
+class _MeetClock(Exception):
+    """A scalar load from global memory, raised before it reads while the core runs ahead of the clock:
+    the core meets the clock first, so the load sees what other PEs have written by its time (a
+    spin-wait on a flag another program sets would otherwise read the same value for ever)."""
+
+
 class ControlCore:
     def __init__(self, pe):
         self.pe = pe
@@ -47,6 +53,7 @@ class ControlCore:
         self.todo = iter(())         # the program ids left to run on this PE (run, next_program)
         self.args_for = None
         self.stop_at = 0
+        self.on_clock = False        # whether the core's time is the clock's (a global load may read now)
 
     # ---- program ------------------------------------------------------------------------------
     def load_program(self, program, code) -> None:
@@ -96,7 +103,16 @@ class ControlCore:
                 if self.instructions > stop_at:
                     raise StepLimitError(self._step_limit_text(ins, limit))
                 if what == SCALAR:
-                    nxt = fn(self, ins)
+                    try:
+                        nxt = fn(self, ins)
+                    except _MeetClock:
+                        self.instructions -= 1          # (run again once the core is on the clock)
+                        if t:
+                            yield sleep(t)
+                            self.busy += t
+                            t = 0.0
+                        self.on_clock = True
+                        continue
                     t += self.cpi + self.extra
                     self.extra = 0.0
                     if nxt is None:
@@ -201,6 +217,9 @@ class ControlCore:
                                      f"that were never written")
             return ls[addr: addr + n].tobytes()
         if addr >= SRAM_BASE:
+            if not self.on_clock:
+                raise _MeetClock
+            self.on_clock = False
             a, off = self.pe.machine.gmem.locate(addr, addr + n,
                                                  lambda: f"{self.where(ins)}: out-of-bounds scalar load")
             self.extra += self.global_load

@@ -21,7 +21,8 @@ LOOPS = (Op.FOR, Op.WHILE)
 SMALL_FILL_BYTES = 64
 # A load is pure (it changes nothing) but reads memory: it may leave a loop only when nothing in the
 # loop writes memory (a store, an atomic, a descriptor store, a DMA out), or it would read the value
-# from before the loop's first write (Triton's test_nested_while: a counter in memory read once).
+# from before the loop's first write (Triton's test_nested_while: a counter in memory read once). A
+# volatile load never leaves: other programs may write what it reads (a spin-wait on a flag).
 MEMORY_READS = (Op.LOAD, Op.DESCRIPTOR_LOAD)
 MEMORY_WRITES = (Op.STORE, Op.ATOMIC_RMW, Op.ATOMIC_CAS, Op.DESCRIPTOR_STORE,
                  mtia.STORE_BOX, mtia.SCATTER, mtia.ATOMIC, mtia.CAS)
@@ -62,7 +63,7 @@ class HoistLoopInvariants:
                         d = OP_DEFS.get(op.name)
                         if d is None or not d.pure or op.regions or d.terminator or not op.results:
                             continue
-                        if loads_stay and op.name in MEMORY_READS:
+                        if op.name in MEMORY_READS and (loads_stay or op.attrs.get("is_volatile")):
                             continue
                         if any(r.type.is_block() for r in op.results) and not _small_fill(op):
                             continue
