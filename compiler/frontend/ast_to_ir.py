@@ -17,6 +17,7 @@ import ast
 import builtins as py
 import inspect
 import operator
+import os
 import types
 
 from ..errors import CompilationError, CompileTimeError
@@ -796,7 +797,15 @@ class AstToIR(ast.NodeVisitor):
         # The callee is inlined: its own `return` ends the inlined body, wherever the call is (Triton allows
         # helpers that return to be called in loops; only a return inside the callee's own loops is refused).
         gen.loop_depth = 0
-        gen.visit_stmts(src.fndef.body)
+        try:
+            gen.visit_stmts(src.fndef.body)
+        except CompilationError as e:
+            # an error inside one of the language's own @jit functions (tl.dot_scaled's decoding, ...) is
+            # the caller's: reported at the user's call, naming where in the library it arose
+            if e.file is None or not _in_library(src.file) or _in_library(self.src.file):
+                raise
+            raise ValueError(f"{e.error_message} (in {src.fndef.name}, {os.path.relpath(e.file, _PACKAGE_ROOT)}:"
+                             f"{e.line})") from None
         return gen.scope.get(RET, constexpr(None))
 
 
@@ -837,6 +846,15 @@ def _libdevice_hint(module, name: str) -> str:
         return (f" (Triton 3 keeps {name} in libdevice: `from compiler.language.extra import libdevice`, "
                 f"as `triton.language.extra.libdevice`, then `libdevice.{name}(...)`)")
     return ""
+
+
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_LIBRARY = os.path.join(_PACKAGE_ROOT, "compiler", "language") + os.sep
+
+
+def _in_library(file: str | None) -> bool:
+    """Whether source is the language's own (compiler/language/), not a user's kernel or helper."""
+    return bool(file) and os.path.abspath(file).startswith(_LIBRARY)
 
 
 def _message(e: Exception) -> str:

@@ -67,9 +67,15 @@ def _decode(x, fmt: tl.constexpr, is_rhs: tl.constexpr):
 
 @jit
 def _scaled(v, scale, is_rhs: tl.constexpr):
-    """v times 2^(scale - 127), one scale per 32 elements along K."""
+    """v times 2^(scale - 127), one scale per 32 elements along K. The scale is an e8m0 byte, unsigned
+    whatever the integer type holding it (an int8 0x80 means 2.0)."""
+    if scale.dtype.primitive_bitwidth == 8:
+        scale = scale.to(tl.uint8, bitcast=True)
     s = (scale.to(tl.uint32) << 23).to(tl.float32, bitcast=True)
     groups: tl.constexpr = scale.shape[1]
+    k: tl.constexpr = v.shape[0] if is_rhs else v.shape[1]
+    static_assert(k == groups * 32, "tl.dot_scaled takes one e8m0 scale per 32 elements along K (the mx "
+                                    "formats); scales of other group sizes (nvfp4's 16) are not supported")
     if is_rhs:
         n: tl.constexpr = v.shape[1]
         out = reshape(reshape(v, (groups, 32, n)) * reshape(trans(s), (groups, 1, n)), (groups * 32, n))
