@@ -165,6 +165,12 @@ class AstToIR(ast.NodeVisitor):
             return
         self.assign(node.target, value)
 
+    def visit_NamedExpr(self, node):
+        """`(x := value)`: assigns as `x = value` does (a number becomes a runtime scalar unless `x` was
+        declared `tl.constexpr`) and is the value x now holds."""
+        self.assign(node.target, self.visit(node.value))
+        return self.scope[node.target.id]
+
     def visit_AugAssign(self, node):
         if isinstance(node.target, ast.Attribute):      # an aggregate's field: refused by assign()
             lhs = self.visit_Attribute(node.target)
