@@ -487,6 +487,20 @@ class FmvWX(Instr):
     rs1: XReg
 
 
+@instruction("fmv.x.d", "scalar")
+class FmvXD(Instr):
+    """rd = the 64 bits of fs1 (an f64; a bit cast)."""
+    rd: XReg
+    fs1: FReg
+
+
+@instruction("fmv.d.x", "scalar")
+class FmvDX(Instr):
+    """fd = the 64 bits of rs1 read as an f64 (a bit cast)."""
+    fd: FReg
+    rs1: XReg
+
+
 @family
 class FCmp(Instr):
     rd: XReg

@@ -5,7 +5,8 @@ ml_dtypes. Found running upstream test_frontend.py's kernels with stores:
   moved as if they were the narrow type's (a silent wrong answer); an fp8 e4b15 -> f32 conversion,
   which Triton writes as integer bit operations, gave 0 the same way;
 - a scalar fp8 store was refused on MTIA ("not supported by the control core"); the interpreter ran it.
-Outputs are poisoned before every run."""
+An f64 scalar bitcast moved only 32 bits on MTIA (found with tl.atomic_store of f64). Outputs are poisoned
+before every run."""
 import ml_dtypes
 import numpy as np
 import pytest
@@ -72,3 +73,19 @@ def test_fp8_scalars_against_ml_dtypes(executor, fp8, np_t):
     assert raw[2] == np.array([1.5], np_t).view(np.uint8)[0]
     assert raw[3] == 0x44 and out[0] == x * 2
     assert raw[4] == np.array([0.8125 * 0.5], np.float32).astype(np_t).view(np.uint8)[0]
+
+
+@triton.jit
+def bitcast_f64(src, bits_out, back_out):
+    b = tl.load(src + 1).to(tl.int64, bitcast=True)
+    tl.store(bits_out, b)
+    tl.store(back_out, (b + 1).to(tl.float64, bitcast=True))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_scalar_f64_bitcasts_move_all_64_bits(executor):
+    """An f64 scalar bitcast moved 32 bits on MTIA (fmv.x.w); it takes fmv.x.d / fmv.d.x."""
+    src = np.array([1.5, -2.25e100])
+    bits, back = np.full(1, -1, np.int64), np.full(1, np.nan)
+    launch(bitcast_f64, (1,), src, bits, back, executor=executor)
+    assert bits[0] == src[1:].view(np.int64)[0] and back.view(np.int64)[0] == bits[0] + 1

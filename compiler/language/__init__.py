@@ -3,8 +3,8 @@ import builtins as _builtins
 
 from . import math, mtia  # noqa: F401
 from .aggregate import aggregate_replace  # noqa: F401
-from .builtins import (PropagateNan, advance, arange, assume, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
-                       atomic_or, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, debug_barrier,
+from .builtins import (PropagateNan, advance, arange, assume, atomic_add, atomic_and, atomic_cas, atomic_load,
+                       atomic_max, atomic_min, atomic_or, atomic_store, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, debug_barrier,
                        device_assert, device_print, dot, expand_dims, extract_slice, full, full_like, gather,
                        histogram, interleave, item,
                        join, load, load_tensor_descriptor, make_block_ptr, make_tensor_descriptor, max_constancy, max_contiguous,
@@ -23,6 +23,7 @@ from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, 
 from .standard import flip, sort, swizzle2d, topk  # noqa: E402
 from .builtins import add, inline_asm_elementwise, map_elementwise, mul, sub  # noqa: E402
 from .mxfp import dot_scaled  # noqa: E402
+from .polling import atomic_poll  # noqa: E402
 
 from .semantic import MAX_TENSOR_NUMEL as TRITON_MAX_TENSOR_NUMEL  # noqa: E402  (the cap on a block's elements)
 from . import extra  # noqa: F401,E402
@@ -41,8 +42,8 @@ def _member_functions() -> dict:
                "sigmoid"),
         builtins: ("ravel", "join", "interleave", "cast", "item", "squeeze", "unsqueeze", "gather", "histogram",
                    # a pointer tensor's members, as in Triton: ptrs.store(v), ptrs.atomic_add(v), ...
-                   "store", "advance", "atomic_cas", "atomic_xchg", "atomic_add", "atomic_max", "atomic_min",
-                   "atomic_and", "atomic_or", "atomic_xor", "cdiv"),
+                   "store", "advance", "atomic_cas", "atomic_load", "atomic_store", "atomic_xchg", "atomic_add",
+                   "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "cdiv"),
         standard: ("sort", "flip", "topk"),
     }
     return {name: getattr(module, name) for module, names in by_module.items() for name in names}

@@ -104,6 +104,18 @@ atomic_xor = _atomic("xor")
 
 
 @builtin
+def atomic_load(pointer, mask=None, sem=None, scope=None):
+    """Atomically load from each pointer (sem: "acquire", the default, or "relaxed")."""
+    return current().atomic_load(pointer, _unwrap(mask), sem, scope)
+
+
+@builtin
+def atomic_store(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically store val at each pointer (sem: "release", the default, or "relaxed")."""
+    return current().atomic_store(pointer, val, _unwrap(mask), sem, scope)
+
+
+@builtin
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     return current().atomic_cas(pointer, cmp, val, sem, scope)
 

@@ -884,6 +884,44 @@ class Semantic(DescriptorSemantic):
         return self._op(Op.ATOMIC_RMW, operands, val.type,
                         {"atomic_rmw_op": op, "sem": _sem_str(sem), "scope": _scope_str(scope)})
 
+    def atomic_load(self, ptr, mask=None, sem=None, scope=None) -> tensor:
+        """A load that other programs' writes reach: a volatile load (never moved out of a loop; on MTIA
+        the control core meets the clock before a scalar one), masked-off elements 0."""
+        if _unwrap(sem) not in (None, "acquire", "relaxed"):
+            raise ValueError(f"atomic_load supports sem='acquire' or 'relaxed', got {_unwrap(sem)!r}")
+        _scope_str(scope)
+        ptr = _as_tensor(ptr)
+        if not ptr.type.scalar.is_ptr():
+            raise ValueError(f"Pointer argument of atomic_load must be a pointer, got {ptr.type}")
+        return self.load(ptr, mask, None, (), "", "", "", volatile=True)
+
+    def atomic_store(self, ptr, val, mask=None, sem=None, scope=None) -> None:
+        """A store as one atomic exchange per element (in order with the program's other memory
+        commands), of the value's bits as an integer of its width."""
+        if _unwrap(sem) not in (None, "release", "relaxed"):
+            raise ValueError(f"atomic_store supports sem='release' or 'relaxed', got {_unwrap(sem)!r}")
+        scope = _scope_str(scope)
+        ptr = _as_tensor(ptr)
+        if not ptr.type.scalar.is_ptr():
+            raise ValueError(f"Pointer argument of atomic_store must be a pointer, got {ptr.type}")
+        elem = ptr.type.scalar.element_ty
+        shape = _shape(ptr)
+        val = _as_tensor(self.to_tensor(val))
+        if not ptr.type.is_block() and val.type.is_block():
+            raise ValueError("Value argument cannot be block type if pointer argument is not a block")
+        val = self.broadcast_to(self.cast(val, elem), shape)
+        bits = {1: T.i8, 8: T.i8, 16: T.i16, 32: T.i32, 64: T.i64}[elem.primitive_bitwidth]
+        if elem == T.i1:
+            val = self.cast(val, T.i8)
+        elif elem != bits:
+            val = self.bitcast(val, bits)
+        if elem != bits:
+            ptr = self.bitcast(ptr, T.PointerType(bits))
+        operands = [ptr, val]
+        if mask is not None:
+            operands.append(self.broadcast_to(self._to_bool(mask), shape))
+        self._op(Op.ATOMIC_RMW, operands, val.type, {"atomic_rmw_op": "xchg", "sem": _sem_str(sem), "scope": scope})
+
     def atomic_cas(self, ptr, cmp, val, sem=None, scope=None) -> tensor:
         ptr = _as_tensor(ptr)
         if not ptr.type.scalar.is_ptr():

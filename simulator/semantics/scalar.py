@@ -267,6 +267,17 @@ def fmv_w_x(core, ins):
     core.f[ins.fd] = struct.unpack("<f", struct.pack("<I", core.x[ins.rs1] & 0xFFFFFFFF))[0]
 
 
+@semantics(riscv.FmvXD)
+def fmv_x_d(core, ins):
+    if ins.rd:
+        core.x[ins.rd] = struct.unpack("<q", struct.pack("<d", core.f[ins.fs1]))[0]
+
+
+@semantics(riscv.FmvDX)
+def fmv_d_x(core, ins):
+    core.f[ins.fd] = struct.unpack("<d", struct.pack("<Q", core.x[ins.rs1] & 0xFFFFFFFFFFFFFFFF))[0]
+
+
 _FC = {riscv.FeqS: lambda a, b: a == b, riscv.FltS: lambda a, b: a < b, riscv.FleS: lambda a, b: a <= b,
        riscv.FeqD: lambda a, b: a == b, riscv.FltD: lambda a, b: a < b, riscv.FleD: lambda a, b: a <= b}
 

@@ -116,9 +116,9 @@ def lower(g, op) -> bool:
         src, t = op.x, op.result.type
         rd = g.def_reg(op.result)
         if t.is_floating() and src.type.is_int():
-            e.emit(riscv.FmvWX, fd=rd, rs1=g.reg(src))
+            e.emit(riscv.FmvDX if t == f64 else riscv.FmvWX, fd=rd, rs1=g.reg(src))
         elif t.is_int() and src.type.is_floating():
-            e.emit(riscv.FmvXW, rd=rd, fs1=g.reg(src))
+            e.emit(riscv.FmvXD if src.type == f64 else riscv.FmvXW, rd=rd, fs1=g.reg(src))
             canonicalize(g, rd, t)
         else:
             e.emit(riscv.Mv, rd=rd, rs1=g.reg(src))
