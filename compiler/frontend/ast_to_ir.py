@@ -272,6 +272,11 @@ class AstToIR(ast.NodeVisitor):
                 ft = self._flat_runtime(tv, n, "then block")
             with self.b.at_end(else_blk):
                 fe = self._flat_runtime(ev, n, "else block")
+            if ft.signature != fe.signature:     # numbers in tuples that differ become runtime scalars, as
+                with self.b.at_end(then_blk):    # a lone number does (`return 1, x` / `return 0, x`)
+                    ft = self._flat_runtime(self.sanitize(tv), n, "then block")
+                with self.b.at_end(else_blk):
+                    fe = self._flat_runtime(self.sanitize(ev), n, "else block")
             if ft.signature != fe.signature:
                 raise CompileTimeError(f"Mismatched type for {_display(n)} between then block ({ft.describe}) and "
                                        f"else block ({fe.describe})")

@@ -81,7 +81,11 @@ def aggregate_replace(instance, **changes):
         if name not in cls.__aggregate_fields__:
             raise TypeError(f"{cls.__name__} has no field '{name}' (its fields: {_field_list(cls)})")
     values = {name: getattr(instance, name) for name in cls.__aggregate_fields__}
-    values.update(changes)
+    for name, value in changes.items():          # a Python value for a constexpr field, as the constructor takes
+        if cls.__aggregate_annotations__[name] is constexpr and not isinstance(value, (constexpr, tensor, block_ptr)) \
+                and not is_aggregate(value):
+            value = constexpr(value)
+        values[name] = value
     for name, value in values.items():
         _check_field(cls, name, value)
     return rebuild(cls, values)
