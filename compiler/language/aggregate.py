@@ -81,11 +81,8 @@ def aggregate_replace(instance, **changes):
         if name not in cls.__aggregate_fields__:
             raise TypeError(f"{cls.__name__} has no field '{name}' (its fields: {_field_list(cls)})")
     values = {name: getattr(instance, name) for name in cls.__aggregate_fields__}
-    for name, value in changes.items():          # a Python value for a constexpr field, as the constructor takes
-        if cls.__aggregate_annotations__[name] is constexpr and not isinstance(value, (constexpr, tensor, block_ptr)) \
-                and not is_aggregate(value):
-            value = constexpr(value)
-        values[name] = value
+    for name, value in changes.items():
+        values[name] = _field_value(cls, name, value)
     for name, value in values.items():
         _check_field(cls, name, value)
     return rebuild(cls, values)
@@ -157,10 +154,15 @@ def _init_fields(cls, self, args, kwargs):
             value = cls.__aggregate_defaults__[name]
         else:
             raise TypeError(f"{cls.__name__}() missing required argument: '{name}'")
-        if cls.__aggregate_annotations__[name] is constexpr and not isinstance(value, (constexpr, tensor, block_ptr)) \
-                and not is_aggregate(value):
-            value = constexpr(value)            # a Python value for a constexpr field (a runtime one is refused)
-        setattr(self, name, value)
+        setattr(self, name, _field_value(cls, name, value))
+
+
+def _field_value(cls, name, value):
+    """A Python value given for a constexpr field, wrapped (a runtime one is left to be refused)."""
+    if cls.__aggregate_annotations__[name] is constexpr and not isinstance(value, (constexpr, tensor, block_ptr)) \
+            and not is_aggregate(value):
+        return constexpr(value)
+    return value
 
 
 def _setattr(self, name, value):
