@@ -965,9 +965,12 @@ def bind_arguments(src: FunctionSource, args, kwargs) -> dict:
     constexpr, and a runtime value given to such a parameter stays a runtime value (the attention
     tutorial passes its `offs_m` block and `N_CTX` to parameters annotated `tl.constexpr`)."""
     params = src.params
+    scope = {}
+    if src.varargs:                       # `*args`: the positional arguments past the named ones, a tuple
+        scope[src.varargs] = tuple(args[len(params):])
+        args = args[:len(params)]
     if len(args) > len(params):
         raise CompileTimeError(f"{src.name}() takes {len(params)} arguments but {len(args)} were given")
-    scope = {}
     names = [p.name for p in params]
     for k in kwargs:
         if k not in names:

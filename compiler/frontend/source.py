@@ -167,9 +167,13 @@ class FunctionSource:
         sig = inspect.signature(fn)
         anns = getattr(fn, "__annotations__", {})
         self.params: list[Param] = []
+        self.varargs: str | None = None     # a helper's `*args`: the extra positional arguments, as a tuple
         for p in sig.parameters.values():
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise ValueError(f"@jit function {fn.__name__} cannot take *args or **kwargs")
+            if p.kind == p.VAR_KEYWORD:
+                raise ValueError(f"@jit function {fn.__name__} cannot take **kwargs")
+            if p.kind == p.VAR_POSITIONAL:
+                self.varargs = p.name
+                continue
             ann = anns.get(p.name, p.annotation)
             self.params.append(Param(p.name, _is_constexpr_annotation(ann), p.default, _dtype_annotation(ann)))
 

@@ -82,6 +82,9 @@ class JITFunction:
     # --- binding and specialisation ---
     def bind(self, args, kwargs) -> dict:
         params = self.source.params
+        if self.source.varargs:
+            raise TypeError(f"{self.__name__} takes *{self.source.varargs}: a @jit function with *args can be "
+                            f"called from a kernel, not launched")
         if len(args) > len(params):
             raise TypeError(f"{self.__name__}() takes {len(params)} arguments but {len(args)} were given")
         bound = {}
