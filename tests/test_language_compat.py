@@ -153,3 +153,25 @@ def test_amd_tuning_hints_are_accepted_and_change_nothing(executor):
     with use_config("mtia-small"):
         copy_one[(8,)](x, y, waves_per_eu=2, matrix_instr_nonkdim=16, kpack=2, executor=executor)
     np.testing.assert_array_equal(y, x + 1.0)
+
+
+@triton.jit
+def constexpr_min_max(out_ptr, A: tl.constexpr, B: tl.constexpr):
+    tl.store(out_ptr, min(A, B))
+    tl.store(out_ptr + 1, max(A, B))
+
+
+@pytest.mark.parametrize("a, b, message", [(1.0, float("nan"), "constexpr min does not support NaN values"),
+                                           (1.0, -0.0, "constexpr min does not support negative zero")])
+def test_constexpr_min_max_refuse_nan_and_negative_zero(a, b, message):
+    """As Triton 3.9 (upstream test_constexpr_min_error / _max_error): Python's min and max order NaN and
+    the zeros unlike IEEE's, so compile-time ones refuse them at the kernel line."""
+    with pytest.raises(triton.CompilationError, match=r"test_language_compat.py:\d+:\d+: error: " + message):
+        constexpr_min_max[(1,)](np.zeros(2, np.float32), A=a, B=b, executor="interpreter")
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_constexpr_min_max_of_ordinary_numbers(executor):
+    out = np.full(2, np.nan, np.float32)
+    launch(constexpr_min_max, (1,), out, executor=executor, A=2.5, B=-1.0)
+    np.testing.assert_array_equal(out, [-1.0, 2.5])

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import builtins as py
 import inspect
+import math
 import operator
 import os
 import types
@@ -1001,6 +1002,13 @@ def _py_minmax(pick_tensor, pick_py):
         if kwargs:
             raise CompileTimeError("min/max keyword arguments are not supported in kernels")
         vals = list(args[0]) if len(args) == 1 else list(args)
+        if not any(isinstance(_unwrap(v), tensor) for v in vals):
+            name = pick_py.__name__
+            for v in map(_unwrap, vals):        # Triton 3.9 refuses what Python and IEEE order differently
+                if isinstance(v, float) and v != v:
+                    raise CompileTimeError(f"constexpr {name} does not support NaN values")
+                if isinstance(v, float) and v == 0.0 and math.copysign(1.0, v) < 0:
+                    raise CompileTimeError(f"constexpr {name} does not support negative zero")
         result = vals[0]
         for v in vals[1:]:
             if isinstance(_unwrap(result), tensor) or isinstance(_unwrap(v), tensor):
