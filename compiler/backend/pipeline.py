@@ -13,7 +13,7 @@ import time
 
 from isa import Program
 
-from ..errors import CompilationError
+from ..errors import CompilationError, OutOfResources
 from ..ir import print_module, reprint, verify
 from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 from .codegen.generate import Codegen
@@ -30,7 +30,7 @@ from .passes.map_engines import MapEngines
 from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
 from .plan import read_plan
-from .regalloc import allocate
+from .regalloc import RegAllocError, allocate
 from .options import BackendOptions
 from .target import Target
 
@@ -121,7 +121,15 @@ def emit_program(module, cfg, meta: dict | None = None,
     g = Codegen(func, plan, Target.of(cfg))
     emitter = g.run()
     arg_vregs = [r for _, r in g.args]
-    instrs, labels, arg_regs, spills, lines = allocate(emitter.code, arg_vregs, cfg.ls_bytes - SPILL_BYTES, SPILL_BYTES)
+    spill_bytes = func.attrs.get("mtia.spill_bytes", SPILL_BYTES)       # (less where tiles took the rest)
+    try:
+        instrs, labels, arg_regs, spills, lines = allocate(emitter.code, arg_vregs, cfg.ls_bytes - spill_bytes,
+                                                           spill_bytes)
+    except RegAllocError as e:
+        raise OutOfResources(f"{e} ({spill_bytes} bytes of local store hold spills: the kernel's tiles take the rest of "
+                             f"its {cfg.ls_bytes}). Use smaller block sizes or fewer live scalars",
+                             required=cfg.ls_bytes - spill_bytes + e.spill_bytes if e.spill_bytes else None,
+                             limit=cfg.ls_bytes) from None
     prog = Program(func.attrs.get("sym_name", "kernel"))
     prog.instrs = instrs
     prog.labels = labels
@@ -139,5 +147,5 @@ def emit_program(module, cfg, meta: dict | None = None,
                       "config": cfg.name})
     apply_command_forms(prog, opts.auto_increment, cfg.pe.command_contexts if opts.command_contexts else 0)
     if opts.defer_stores:
-        defer_final_store(prog, cfg.ls_bytes - SPILL_BYTES, Target.of(cfg).slot_align)
+        defer_final_store(prog, cfg.ls_bytes - spill_bytes, Target.of(cfg).slot_align)
     return prog, g.cpp.text(), g.llvm.text()

@@ -21,7 +21,11 @@ DEF_FIELDS = ("rd", "fd")
 
 
 class RegAllocError(Exception):
-    pass
+    """The registers do not fit: `spill_bytes` is the spill room a kernel would need (0 when unknown)."""
+
+    def __init__(self, message: str, spill_bytes: int = 0):
+        super().__init__(message)
+        self.spill_bytes = spill_bytes
 
 
 def _vregs(value):
@@ -174,7 +178,7 @@ def _rewrite(protos, assign, spilled, base, nbytes):
     # A spill slot is 8 bytes; float registers spill as f64 (fld/fsd), which holds an f32 exactly and
     # an f64 scalar whole (fsw would round it to f32).
     if len(spilled) * 8 > nbytes:
-        raise RegAllocError(f"the kernel needs {len(spilled)} spilled registers; only {nbytes // 8} fit")
+        raise RegAllocError(f"the kernel needs {len(spilled)} spilled registers; only {nbytes // 8} fit", 8 * len(spilled))
     out, index = [], []
     for p in protos:
         index.append(len(out))

@@ -22,7 +22,8 @@ from ..target import RUNS_AHEAD
 from .share_ls import share_storages
 from .util import error_at
 
-SPILL_BYTES = 1024         # bytes at the top of the local store for register spills
+SPILL_BYTES = 1024         # bytes at the top of the local store for register spills (tiles that fit only over
+                           # them take them: then what is left holds the spills, `mtia.spill_bytes`)
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,10 @@ class AllocateLocalStore:
                 cb = max(cands, key=lambda c: (c["depth"] == 0, c["slots"], c["bytes"]))
                 cb["slots"] -= 1
                 total -= cb["bytes"]
-            if total > budget:
+            if total > self.ls_bytes:
                 raise _too_big(func, decls, budget, self.config)
+            if total > budget:          # the tiles fit only over the spill area: what is left of it holds spills
+                func.attrs["mtia.spill_bytes"] = self.ls_bytes - total
             base = 0
             for cb in cbs:
                 cb["base"] = base
