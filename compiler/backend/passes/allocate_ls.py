@@ -56,7 +56,7 @@ class AllocateLocalStore:
                 cb["slots"] -= 1
                 total -= cb["bytes"]
             if total > self.ls_bytes:
-                raise _too_big(func, decls, budget, self.config)
+                raise _too_big(func, decls, self.ls_bytes, self.config)
             if total > budget:          # the tiles fit only over the spill area: what is left of it holds spills
                 func.attrs["mtia.spill_bytes"] = self.ls_bytes - total
             base = 0
