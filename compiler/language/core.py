@@ -326,6 +326,15 @@ class tensor:
         return method
 
 
+def _descriptor_atomic(kind: str):
+    """The descriptor method `atomic_<kind>(offsets, value)`: combine value into the block at offsets."""
+    def method(self, offsets, value):
+        return _sem().descriptor_atomic(kind, self, offsets, value)
+    method.__name__ = method.__qualname__ = f"atomic_{kind}"
+    method.__doc__ = f"Atomically {kind} `value` into the block at `offsets` (elements outside the tensor untouched)."
+    return method
+
+
 class tensor_descriptor:
     """A tensor descriptor (`tl.make_tensor_descriptor`, or a host-built `TensorDescriptor` argument):
     load/store whole blocks by offsets; `shape`/`strides` are its runtime extents and strides.
@@ -368,23 +377,12 @@ class tensor_descriptor:
     def store(self, offsets, value):
         return _sem().descriptor_store(self, offsets, value)
 
-    def atomic_add(self, offsets, value):
-        return _sem().descriptor_atomic("add", self, offsets, value)
-
-    def atomic_min(self, offsets, value):
-        return _sem().descriptor_atomic("min", self, offsets, value)
-
-    def atomic_max(self, offsets, value):
-        return _sem().descriptor_atomic("max", self, offsets, value)
-
-    def atomic_and(self, offsets, value):
-        return _sem().descriptor_atomic("and", self, offsets, value)
-
-    def atomic_or(self, offsets, value):
-        return _sem().descriptor_atomic("or", self, offsets, value)
-
-    def atomic_xor(self, offsets, value):
-        return _sem().descriptor_atomic("xor", self, offsets, value)
+    atomic_add = _descriptor_atomic("add")
+    atomic_min = _descriptor_atomic("min")
+    atomic_max = _descriptor_atomic("max")
+    atomic_and = _descriptor_atomic("and")
+    atomic_or = _descriptor_atomic("or")
+    atomic_xor = _descriptor_atomic("xor")
 
     def gather(self, *args):
         if len(args) != 2:

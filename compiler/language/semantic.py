@@ -911,11 +911,8 @@ class Semantic(DescriptorSemantic):
             raise ValueError("Value argument cannot be block type if pointer argument is not a block")
         val = self.broadcast_to(self.cast(val, elem), shape)
         bits = {1: T.i8, 8: T.i8, 16: T.i16, 32: T.i32, 64: T.i64}[elem.primitive_bitwidth]
-        if elem == T.i1:
-            val = self.cast(val, T.i8)
-        elif elem != bits:
-            val = self.bitcast(val, bits)
-        if elem != bits:
+        if elem != bits:                  # (i1 is stored as a byte, as tl.store stores it)
+            val = self.cast(val, T.i8) if elem == T.i1 else self.bitcast(val, bits)
             ptr = self.bitcast(ptr, T.PointerType(bits))
         operands = [ptr, val]
         if mask is not None:

@@ -184,7 +184,7 @@ def lower(g, op) -> bool:
         e.emit(fop(riscv.FcvtLUS if to_u64 else riscv.FcvtLS, op.x.type), rd=rd, fs1=g.reg(op.x))
         canonicalize(g, rd, op.result.type)
         return True
-    if name == Op.EXTF or name == Op.FP_TO_FP and op.result.type == f32 and op.x.type.ir in WIDE_ONLY:
+    if name == Op.EXTF or (name == Op.FP_TO_FP and op.result.type == f32 and op.x.type.ir in WIDE_ONLY):
         e.emit(riscv.FmvS, fd=g.def_reg(op.result), fs1=g.reg(op.x))       # (held as f32 already)
         return True
     if name == Op.TRUNCF and op.x.type == f64:
