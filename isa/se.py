@@ -8,7 +8,7 @@ once to the output dtype; integers compute in their own dtype and wrap. Throughp
 """
 from __future__ import annotations
 
-from .fields import FOrImm, Src, TileKind, XOrImm
+from .fields import FOrImm, Src, TileKind, XList, XOrImm
 from .instruction import Instr, family, instruction
 
 
@@ -274,6 +274,17 @@ class SeSelect(Instr):
     cond: Src
     a: Src
     b: Src
+
+
+@instruction("se.select_box", "se")
+class SeSelectBox(Instr):
+    """out[i] = a[i] where i_k < valid[k] along every dimension k, else b[i]: tl.where under a mask that
+    keeps the first valid[k] indices of each dimension (`offs < n`), with no mask tile. A count below 0
+    keeps nothing of its dimension, one past the dimension's size all of it."""
+    out: TileKind
+    a: Src
+    b: Src
+    valid: XList
 
 
 @instruction("se.fma", "se")

@@ -16,6 +16,7 @@ SCATTER = "mtia.scatter"
 ATOMIC = "mtia.atomic"
 CAS = "mtia.cas"
 TO_SCALAR = "mtia.to_scalar"
+SELECT_BOX = "mtia.select_box"
 CB = "mtia.cb"
 
 if LOAD_BOX not in OP_DEFS:
@@ -55,5 +56,9 @@ value[i]; returns old.""", operands=("ptr", "offsets", "cmp", "value"), pure=Fal
 address `base` (allocate-ls sets slots and base). attrs: id, name, bytes, producer (the engine that
 fills it), depth (loops around its definition), line (of the kernel source). See backend/plan.py.""",
            results=0, attrs=("id", "name", "bytes", "producer", "depth"), pure=False)
+    define(SELECT_BOX, """tl.where under a box mask (backend/masks.py): result[i] = true_value[i] where every
+i_k < valid_k, else false_value[i]; the valid extents are `rank` i64 scalars (clamped to [0, shape_k]), so
+no mask tile is computed. attrs: rank.""",
+           operands=("true_value", "false_value", "valid*rank"), attrs=("rank",))
     define(TO_SCALAR, """The single element of a one-element block, as a scalar (the core waits for it and
 reads it from the local store).""", operands=("src",))

@@ -17,6 +17,10 @@ class BackendOptions:
     mask_boxes: bool = True
     """Masks that are boxes become clipped DMA extents (the effective shape); off: masked loads and
     stores are element-wise gathers and scatters under the mask."""
+    select_boxes: bool = True
+    """A `tl.where` whose condition is a box mask (`tl.where(cols < n, x, 0.0)`) is one SE command
+    taking the valid extents as scalars (`se.select_box`, compiler/backend/passes/select_boxes.py); off:
+    the SE builds the index block, compares it into a mask tile and selects under that."""
     licm: bool = True
     """Loop-invariant scalar address arithmetic is hoisted out of loops; off: it is recomputed by the
     control core every iteration."""

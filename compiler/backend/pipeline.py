@@ -29,6 +29,7 @@ from .passes.lower_memory import LowerMemory
 from .passes.map_engines import MapEngines
 from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
+from .passes.select_boxes import SelectBoxes
 from .plan import read_plan
 from .regalloc import RegAllocError, allocate
 from .options import BackendOptions
@@ -44,12 +45,14 @@ def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = No
              CommonSubexpressionElimination()] if opts.licm else []   # ... where it meets code hoisted before
     coalesce = [CoalesceK(target.dpe_dtypes, num_stages, _latency_bytes(cfg))] if opts.coalesce_k else []
     rows = [CarryRowOffsets()] if opts.row_loads else []
+    selects = [SelectBoxes()] if opts.select_boxes else []
     return [
         ExpandCombine(),                     # reduce/scan combines the RE cannot run -> SE and MLU steps
         ScalarizeIterArgs(opts.remap_boxes),     # loop-carried pointer blocks -> scalar pointers
         *rows,                               # ... moved row by row -> their rows' offsets
         LowerMemory(target.dma_align, opts.remap_boxes, opts.mask_boxes, opts.index_windows,   # -> box DMAs,
                     opts.row_loads),                                                        # rows, gathers
+        *selects,                            # tl.where under a box mask -> one SE select of valid extents
         MaterializePointers(),               # any other pointer block -> address tiles and gathers
         CommonSubexpressionElimination(),
         *hoist,

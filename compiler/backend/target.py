@@ -80,9 +80,11 @@ RUNS_AHEAD = ("dma",)
 
 
 def is_elementwise_block(op: Operation) -> bool:
-    """An element-wise op on blocks of data (the SE or the vector core runs it)."""
+    """An element-wise op on blocks of data (the SE or the vector core runs it; a box select is one too,
+    its valid extents scalars beside its two sources)."""
     d = OP_DEFS.get(op.name)
-    return bool(d and d.elementwise and op.results and op.results[0].type.is_block()) and op.name not in POINTER_OPS
+    return bool(d and (d.elementwise or op.name == mtia.SELECT_BOX) and op.results and op.results[0].type.is_block()) \
+        and op.name not in POINTER_OPS
 
 
 def scalar_on_se(op: Operation) -> bool:

@@ -196,6 +196,6 @@ def _stage(name: str):
 # compiled.asm["mtia-asm"], ["cpp"], ["llvm"], ["json"], and the IR after each backend pass ["mtia.<pass>"],
 # produced on first access for the current hardware config
 for _name in ("mtia-asm", "cpp", "llvm", "json", "mtia.expand-combine", "mtia.scalarize-iter-args",
-              "mtia.carry-row-offsets", "mtia.lower-memory", "mtia.materialize-pointers", "mtia.licm", "mtia.coalesce-k",
+              "mtia.carry-row-offsets", "mtia.lower-memory", "mtia.select-boxes", "mtia.materialize-pointers", "mtia.licm", "mtia.coalesce-k",
               "mtia.map-engines", "mtia.bufferize", "mtia.allocate-ls"):
     register_stage(_name, _stage(_name))

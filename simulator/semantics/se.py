@@ -164,6 +164,16 @@ def select(ctx, cmd):
     store(ctx, cmd, "out", np.where(c, source(ctx, cmd, "a", dt), source(ctx, cmd, "b", dt)))
 
 
+@semantics(se.SeSelectBox)
+def select_box(ctx, cmd):
+    dt = compute_dtype(cmd.ins.out.dtype)
+    shape = cmd.ins.out.shape
+    out = np.array(np.broadcast_to(source(ctx, cmd, "b", dt), shape))     # a copy: b may be out's own slot
+    box = tuple(slice(0, min(max(int(v), 0), n)) for v, n in zip(cmd.vals["valid"], shape))
+    out[box] = np.broadcast_to(source(ctx, cmd, "a", dt), shape)[box]
+    store(ctx, cmd, "out", out)
+
+
 @semantics(se.SeFma)
 def fma(ctx, cmd):
     out = cmd.ins.out.dtype

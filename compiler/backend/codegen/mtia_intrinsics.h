@@ -347,6 +347,10 @@ void se_ge(const se_ge_args&);
 struct se_select_args { tile out; src cond; src a; src b; };
 void se_select(const se_select_args&);
 
+// se.select_box: out[i] = a[i] where i_k < valid[k] along every dimension k, else b[i]: tl.where under a mask that keeps the first valid[k] indices of each dimension (`offs < n`), with no mask tile. A count below 0 keeps nothing of its dimension, one past the dimension's size all of it.
+struct se_select_box_args { tile out; src a; src b; xlist valid; };
+void se_select_box(const se_select_box_args&);
+
 // se.fma: out = a * b + c, rounded once.
 struct se_fma_args { tile out; src a; src b; src c; };
 void se_fma(const se_fma_args&);

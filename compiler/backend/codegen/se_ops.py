@@ -10,6 +10,7 @@ from isa import se
 from isa.types import Tile
 
 from ...ir import Op
+from .. import dialect as mtia
 from ..plan import TileLoc, dtype_of
 from .emitter import VReg
 
@@ -85,6 +86,11 @@ def _select(g, op) -> None:
              b=g.src(op.false_value, op))
 
 
+def _select_box(g, op) -> None:
+    g.e.emit(se.SeSelectBox, out=g.out_tile(op), a=g.src(op.true_value, op), b=g.src(op.false_value, op),
+             valid=g.xlist(op.valid))
+
+
 def _fma(g, op) -> None:
     g.e.emit(se.SeFma, out=g.out_tile(op), a=g.src(op.a, op), b=g.src(op.b, op), c=g.src(op.c, op))
 
@@ -126,5 +132,6 @@ def _iota(g, op) -> None:
 
 
 LOWER = {Op.CONSTANT: _fill, Op.SPLAT: _fill, Op.CMPI: _compare, Op.CMPF: _compare, Op.SELECT: _select,
+         mtia.SELECT_BOX: _select_box,
          Op.FMA: _fma, Op.BITCAST: _bitcast, Op.MAKE_RANGE: _iota,
          **{n: _unary for n in UNARY}, **{n: _binary for n in BINARY}, **{n: _cast for n in CASTS}}

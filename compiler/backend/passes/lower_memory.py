@@ -223,6 +223,14 @@ def _box_operands(b: Builder, aff: Affine, box: BoxMask, shape) -> tuple[Value, 
     """(base pointer, stride values, valid values) for a box over `shape`."""
     ptr = offset_pointer(b, aff.root, aff.base)
     strides = [materialize(b, s) for s in aff.strides]
+    return ptr, strides, box_valid(b, box, shape)
+
+
+def box_valid(b: Builder, box: BoxMask, shape) -> list:
+    """The i64 valid extent of each dimension of `shape` under the box mask (the DMA's `valid`, the box
+    select's): the least of its bounds, the whole dimension where none looks at it, and the first
+    dimension's times 0 or 1 for the conditions on no index. An extent may come out negative or past
+    its dimension; the commands clamp it."""
     valid = []
     for d, n in enumerate(shape):
         v = None
@@ -241,7 +249,7 @@ def _box_operands(b: Builder, aff: Affine, box: BoxMask, shape) -> tuple[Value, 
             ok = b.create1(Op.EXTUI, [ok], i64)
             if valid:
                 valid[0] = b.create1(Op.MULI, [valid[0], ok], i64)
-    return ptr, strides, valid
+    return valid
 
 
 def _broadcast_dims(aff: Affine, box: BoxMask) -> list[int]:
