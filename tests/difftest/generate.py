@@ -303,7 +303,8 @@ class Builder:
         return v
 
     def where(self) -> Val | None:
-        c = self.pick(lambda v: v.dtype == "i1") or self.compare()
+        c = self.tile_mask() if self.draw(st.integers(0, 3)) == 0 else None
+        c = c or self.pick(lambda v: v.dtype == "i1") or self.compare()
         ab = self.two_operands(lambda v: v.dtype != "i1", lambda v: v.dtype != "i1")
         if c is None or ab is None:
             return None
@@ -316,6 +317,16 @@ class Builder:
         if d is None or is_unsigned(d) and any(v.literal and v.text.startswith("-") for v in (a, b)):
             return None
         return Val(f"tl.where({tc}, {ta}, {tb})", d, shape, a.exact and b.exact, max(a.bound, b.bound))
+
+    def tile_mask(self) -> Val | None:
+        """The bounds mask of a tile's offsets (`offs < n`: the MTIA backend's box select)."""
+        _, mask, _ = self.offsets()
+        if not mask:
+            return None
+        if not self.two_d:
+            return Val(f"({mask})", "i1", self.full, True, 1)
+        limit = self.draw(st.sampled_from([str(self.C), str(max(1, self.C // 2)), "n"]))
+        return Val(f"(({mask}) & (tl.arange(0, {self.C})[None, :] < {limit}))", "i1", self.full, True, 1)
 
     def cast(self) -> Val | None:
         a = self.operand()
