@@ -41,6 +41,9 @@ class DmaIn(Instr):
     PE index // N; N divides the columns) each issue the same dma.in, and the k-th broadcast read of
     every member is one transfer: memory and the NoC up to where the routes part carry it once. It
     starts when the last member has issued it; a member that never does leaves the others waiting.
+    bcast_col=1: the group runs down a grid column instead (N consecutive PEs of a column, grid row
+    // N; N divides the rows): ISCA'25's weights broadcast across PE columns. Each row's route to the
+    crossbar carries its own copy; the SRAM is read once.
     ctx, inc: the command forms of the module docstring."""
     dst: TileKind
     base: XReg
@@ -53,6 +56,7 @@ class DmaIn(Instr):
     clamp: XList = ()
     prefetch: XOrImm = 0
     bcast: Imm = 0
+    bcast_col: Imm = 0
     ctx: Imm = 0
     inc: XOrImm = 0
 

@@ -2,8 +2,10 @@
 the run sits against the roofline of its config.
 
 The roofline floor is the shortest time the config allows for this work: the busiest compute
-engine at its peak, or every DRAM (or SRAM) byte at full bandwidth, whichever is longest. A run can
-never beat it; `fraction` is floor / actual, and `bound` names the roof that sets the floor.
+engine at its peak, every DRAM (or SRAM) byte at full bandwidth, or the busiest NoC link's bytes at
+its bandwidth (`noc`: the PEs of a half-row share one link into their crossbar), whichever is
+longest. A run can never beat it; `fraction` is floor / actual, and `bound` names the roof that sets
+the floor.
 
 The compulsory floor judges the traffic itself: the bytes the kernel's arguments must move at least
 once (each array read counts its size, each array written its size again) at DRAM (arrays in DRAM)
@@ -244,7 +246,8 @@ def build_report(machine, program, wall: float) -> Report:
         compute_roof, peak = "dpe:f16", cfg.dpe_peak_flops("f16") if "f16" in cfg.pe.dpe.macs_per_cycle else se_peak
     dram_bw = cfg.dram.bandwidth_gbps * 1e9
     sram_bw = cfg.sram.gbps * 1e9
-    floors = {"compute": compute_floor, "dram": dram / dram_bw, "sram": ms.sram_bytes / sram_bw}
+    floors = {"compute": compute_floor, "dram": dram / dram_bw, "sram": ms.sram_bytes / sram_bw,
+              "noc": noc_floor(ms, cfg)}
     floor = max(floors.values())
     bound = max(floors, key=floors.get)
     flops = sum(ops.values())
@@ -266,6 +269,13 @@ def build_report(machine, program, wall: float) -> Report:
         wall_seconds=wall, numerics=machine.numerics, log=list(machine.log),
         stalls={k: dict(sorted(v.items(), key=lambda kv: -kv[1])) for k, v in stalls.items()},
         compulsory=comp, dram=dram_use)
+
+
+def noc_floor(ms, cfg) -> float:
+    """Seconds the busiest NoC link carries data: a half-row of PEs reaches its crossbar through one
+    link (chip/noc.py), so the PEs behind it share its bandwidth however the SRAM keeps up."""
+    busiest = max((link.bytes for link in ms.noc.links.values()), default=0)
+    return busiest / (cfg.noc.link_gbps * 1e9)
 
 
 def compulsory(machine, compute_floor: float, dram_moved: float, sram_moved: float) -> Compulsory:

@@ -147,6 +147,23 @@ def test_a_broadcast_read_moves_the_shared_bytes_once():
     assert shared.compulsory.sram_ratio == pytest.approx(1.0) and alone.compulsory.sram_ratio == pytest.approx(4.0)
 
 
+def test_a_broadcast_down_a_grid_column_reads_the_sram_once_and_each_row_link_carries_a_copy():
+    """PEs c and c + 8 (rows 0 and 1 of column c) read slice c: a group of 2 down each column. Each
+    row's link into its crossbar carries its own copy, so the rate per PE is what it is without the
+    broadcast; the SRAM serves each chunk once."""
+    cfg = load_config("mtia-2i")
+    runs = {}
+    for bcast in (0, 2):
+        m = Machine(cfg)
+        x = np.random.default_rng(2).standard_normal(8 * 4 * CHUNK // 4).astype(np.float32)
+        src = m.gmem.alloc_array(x, "w", "sram")
+        runs[bcast] = m.run(dram_stream(4, CHUNK, bcast=bcast, columns=cfg.grid.cols), grid=(16,), args={"src": src})
+    alone, shared = runs[0], runs[2]
+    assert alone.bytes["sram"] == 16 * 4 * CHUNK and shared.bytes["sram"] == 8 * 4 * CHUNK
+    assert shared.bytes["sram"] == shared.compulsory.sram_bytes
+    assert _rate(shared, 4 * CHUNK, cfg) == pytest.approx(_rate(alone, 4 * CHUNK, cfg), rel=0.02)
+
+
 def test_broadcast_members_must_read_the_same_bytes_and_all_issue():
     cfg = load_config("mtia-small")
 
@@ -159,6 +176,11 @@ def test_broadcast_members_must_read_the_same_bytes_and_all_issue():
         run(dram_stream(1, CHUNK, share=2, bcast=2), 1)          # PE 1 has no program
     with pytest.raises(ProgramError, match=r"bcast=3: .*divide the 2 columns"):
         run(dram_stream(1, CHUNK, share=3, bcast=3), 3)
+    # down a column of the 2x2 grid: PEs 0 and 2 read slice 0, PEs 1 and 3 slice 1
+    with pytest.raises(DeadlockError, match=r"broadcast read #0 of PEs 1, 3 \(bcast=2, bcast_col=1\) waits for PE\(s\) 3"):
+        run(dram_stream(1, CHUNK, bcast=2, columns=2), 3)      # PE 3 has no program
+    with pytest.raises(ProgramError, match=r"bcast=4, bcast_col=1: .*grid column.*divide the 2 rows"):
+        run(dram_stream(1, CHUNK, bcast=4, columns=2), 4)
 
 
 def test_dma_in_with_prefetch_brings_the_next_chunk_into_the_llc():

@@ -1,7 +1,10 @@
 """Broadcast reads: which box loads the programs placed together read alike, so that one read serves
 them all (`dma.in ... bcast=N`, isa/dma.py).
 
-A broadcast group is N consecutive PEs of a grid row (N divides the columns). The k-th broadcast read
+A broadcast group is N consecutive PEs of a grid row (N divides the columns), or of a grid column
+(`bcast_col=1`, N divides the rows: ISCA'25 broadcasts weights across PE columns). A load takes the
+largest row group it is read alike by; one read alike by no row group, the largest column group (a
+matmul's B tiles are shared along a grid row, its A tiles down a column). The k-th broadcast read
 of every member is one transfer, which starts when the last member has issued it: the members run in
 lockstep at each such read (within their buffers' depth), as the hardware's multicast needs every
 receiver's slot ready. So a load may broadcast only where the launch guarantees, for every group,
@@ -28,6 +31,7 @@ or a load of an array the kernel also writes; and the broadcast array itself is 
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -58,8 +62,14 @@ def box_loads(func) -> list:
     return [op for op in func.walk() if op.name == mtia.LOAD_BOX]
 
 
-def plan(func, grid: tuple, args: list, buffers: list, mapping: str, num_pes: int, cols: int) -> dict[int, int]:
-    """{index in box_loads(func): N} for each load that may broadcast to groups of N PEs in this launch.
+class Group(NamedTuple):
+    """A load's broadcast group: `size` PEs along a grid row, or down a grid column when `column`."""
+    size: int
+    column: bool = False
+
+
+def plan(func, grid: tuple, args: list, buffers: list, mapping: str, num_pes: int, cols: int) -> dict[int, Group]:
+    """{index in box_loads(func): its Group} for each load that may broadcast in this launch.
     `args`: one value per function argument (pointers as byte addresses); `buffers`: the buffer each
     argument points into (None for scalars), to see a read-only array written through another one."""
     loads = _read_only_loads(func, buffers)
@@ -67,17 +77,19 @@ def plan(func, grid: tuple, args: list, buffers: list, mapping: str, num_pes: in
         return {}
     n = int(grid[0]) * int(grid[1]) * int(grid[2])
     values = _evaluate_outside_loops(func, grid, args, n, num_pes, mapping)
-    out: dict[int, int] = {}
-    for size in sorted((d for d in range(2, cols + 1) if cols % d == 0), reverse=True):
-        members = _groups(grid, num_pes, mapping, size)
-        if members is None:
-            continue
-        alike = _Alike(func, values, members)
-        if not _work_alike(func, alike):
-            continue
-        for i, load in loads.items():
-            if i not in out and alike.load(load):
-                out[i] = size
+    rows = num_pes // cols
+    out: dict[int, Group] = {}
+    for column, span in ((False, cols), (True, rows)):          # row groups first: a load keeps its row group
+        for size in sorted((d for d in range(2, span + 1) if span % d == 0), reverse=True):
+            members = _groups(grid, num_pes, mapping, size, cols if column else 1)
+            if members is None:
+                continue
+            alike = _Alike(func, values, members)
+            if not _work_alike(func, alike):
+                continue
+            for i, load in loads.items():
+                if i not in out and alike.load(load):
+                    out[i] = Group(size, column)
     return out
 
 
@@ -162,13 +174,16 @@ def _evaluate_outside_loops(func, grid, args, n: int, num_pes: int, mapping: str
     return values
 
 
-def _groups(grid, num_pes: int, mapping: str, size: int) -> np.ndarray | None:
+def _groups(grid, num_pes: int, mapping: str, size: int, step: int = 1) -> np.ndarray | None:
     """Rows of `size` program indices that run together on one broadcast group (the j-th program of
-    each member), or None when some group's members run different numbers of programs."""
+    each member), or None when some group's members run different numbers of programs. A group is
+    `size` PEs `step` apart: 1 along a grid row, the grid's columns down a column."""
     per_pe = map_programs(grid, num_pes, mapping)
     rows = []
-    for g in range(0, num_pes, size):
-        members = per_pe[g:g + size]
+    for first in range(num_pes):
+        if (first // step) % size:              # not the first member of its group
+            continue
+        members = [per_pe[first + j * step] for j in range(size)]
         if len({len(m) for m in members}) != 1:
             return None
         if len(members[0]):

@@ -64,7 +64,8 @@ class MtiaRunRecord(RunRecord):
     roofline: object = None
     utilization: dict = field(default_factory=dict)
     report: object = field(default=None, repr=False)
-    broadcast_reads: dict = field(default_factory=dict)    # kernel line of each broadcast load -> group size
+    broadcast_reads: dict = field(default_factory=dict)    # kernel line of each broadcast load -> its Group
+                                                           # (compiler/backend/broadcast.py: size, column)
     # switches the launch turned off itself: ("index_windows",) where a window would leave its array
     switched_off: tuple = ()
 
@@ -104,7 +105,7 @@ def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: Launch
     in this launch makes it take the program without windows (compiler/backend/window_bounds.py). With
     the `broadcast_reads` switch on, the box loads that the programs running together read alike become
     broadcast reads (compiler/backend/broadcast.py); `broadcasts` maps each one's kernel line to its
-    group size; `switched_off` names the switches the launch turned off itself."""
+    Group (size, and whether it runs down a grid column); `switched_off` names the switches the launch turned off itself."""
     from dataclasses import replace
 
     from ..backend import broadcast, defer_store, window_bounds
@@ -135,11 +136,13 @@ def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: Launch
     if hit is None:
         copy = module.clone()
         loads = broadcast.box_loads(copy.functions[0])
-        for i, size in chosen.items():
-            loads[i].attrs["bcast"] = size
+        for i, group in chosen.items():
+            loads[i].attrs["bcast"] = group.size
+            if group.column:
+                loads[i].attrs["bcast_col"] = 1
         hit = cache[key] = emit_program(copy, cfg, dict(prog.meta, broadcast_reads=len(chosen)), switches)[0]
     loads = broadcast.box_loads(func)
-    return hit, {(loads[i].loc.line if loads[i].loc else i): size for i, size in chosen.items()}, off
+    return hit, {(loads[i].loc.line if loads[i].loc else i): group for i, group in chosen.items()}, off
 
 
 class MtiaExecutor:

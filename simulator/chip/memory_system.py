@@ -17,7 +17,8 @@ them as a load does and leaves them dirty (under `write_through`, its bytes go o
 lock that programs spin on stays in the LLC.
 
 A broadcast read (`dma.in ... bcast=N`) is served once for the N PEs of a group that each issue it:
-memory and the shared NoC links carry it once, each receiver's port its own copy. A prefetch brings
+memory and the shared NoC links carry it once, each receiver's port its own copy. A group down a grid
+column (`bcast_col=1`) reads the SRAM once, and each row's route carries its own copy from the crossbar. A prefetch brings
 lines from DRAM into the LLC without involving the PE's port or the NoC.
 """
 from __future__ import annotations
@@ -219,43 +220,52 @@ class MemorySystem:
         `acc`); the event fires when it completes."""
         return self._transfer(now, [pe], acc, write, atomic)[0]
 
-    def broadcast(self, now: float, pe: int, n: int, acc: Access, where) -> simpy.Event:
+    def broadcast(self, now: float, pe: int, n: int, acc: Access, where, column: bool = False) -> simpy.Event:
         """PE `pe`'s part of a broadcast read shared by the `n` PEs of its group (n consecutive PEs of
-        a grid row). The k-th broadcast read of each member is one transfer; it starts when the last
-        member issues it. The event fires when this PE's copy has arrived."""
-        cols = self.cfg.grid.cols
-        if n > cols or cols % n:
-            raise ProgramError(f"{where()}: bcast={n}: a broadcast group is a run of PEs along a grid row, so "
-                               f"its size must divide the {cols} columns")
-        group = pe // n
-        seq = self.bcast_seq.get((pe, n), 0)
-        self.bcast_seq[(pe, n)] = seq + 1
-        key = (n, group, seq)
+        a grid row, or of a grid column when `column`). The k-th broadcast read of each member is one
+        transfer; it starts when the last member issues it. The event fires when this PE's copy has
+        arrived."""
+        members = self.broadcast_group(pe, n, column, where)
+        key_pe = (pe, n, column)
+        seq = self.bcast_seq.get(key_pe, 0)
+        self.bcast_seq[key_pe] = seq + 1
+        key = (members, seq)
         entry = self.broadcasts.get(key)
         if entry is None:
-            entry = self.broadcasts[key] = {"acc": acc, "pe": pe, "events": {}}
+            entry = self.broadcasts[key] = {"acc": acc, "pe": pe, "events": {}, "n": n, "column": column}
         elif not entry["acc"].same(acc):
             first = entry["acc"]
             raise SanitizerError(
-                f"{where()}: broadcast read #{seq} of PEs {group * n}..{group * n + n - 1} (bcast={n}): this PE "
-                f"reads {acc.nbytes} bytes at {int(acc.starts[0]):#x} but PE {entry['pe']} read {first.nbytes} "
+                f"{where()}: broadcast read #{seq} of {_group_name(members, n, column)}: this PE reads "
+                f"{acc.nbytes} bytes at {int(acc.starts[0]):#x} but PE {entry['pe']} read {first.nbytes} "
                 f"bytes at {int(first.starts[0]):#x}; every member of a broadcast group reads the same bytes")
         ev = Signal(self.env)
         entry["events"][pe] = ev
         if len(entry["events"]) == n:
             del self.broadcasts[key]
-            members = sorted(entry["events"])
-            for p, done in zip(members, self._transfer(now, members, acc, False)):
+            for p, done in zip(members, self._transfer(now, list(members), acc, False)):
                 done.callbacks.append(lambda _, e=entry["events"][p]: e.succeed())
         return ev
+
+    def broadcast_group(self, pe: int, n: int, column: bool, where) -> tuple[int, ...]:
+        """The PEs of `pe`'s broadcast group of `n`, in index order: a run of n PEs along its grid row
+        (PE index // n), or down its grid column (grid row // n) when `column`."""
+        rows, cols = self.cfg.grid.rows, self.cfg.grid.cols
+        span, step = (rows, cols) if column else (cols, 1)
+        if n > span or span % n:
+            along = "column" if column else "row"
+            raise ProgramError(f"{where()}: bcast={n}{', bcast_col=1' if column else ''}: a broadcast group is a "
+                               f"run of PEs along a grid {along}, so its size must divide the {span} "
+                               f"{'rows' if column else 'columns'}")
+        first = pe - ((pe // step) % n) * step
+        return tuple(first + j * step for j in range(n))
 
     def pending_broadcasts(self) -> list[str]:
         """Broadcast reads still waiting for members (for deadlock reports)."""
         out = []
-        for (n, group, seq), entry in self.broadcasts.items():
-            members = range(group * n, group * n + n)
+        for (members, seq), entry in self.broadcasts.items():
             missing = [p for p in members if p not in entry["events"]]
-            out.append(f"broadcast read #{seq} of PEs {group * n}..{group * n + n - 1} (bcast={n}) waits for "
+            out.append(f"broadcast read #{seq} of {_group_name(members, entry['n'], entry['column'])} waits for "
                        f"PE(s) {', '.join(map(str, missing))} to issue it")
         return out
 
@@ -381,3 +391,10 @@ class MemorySystem:
         first, last = -(-lo // L), hi // L
         if last > first and lo >= DRAM_BASE:
             self.discarded += self.llc.discard(np.arange(first, last, dtype=np.int64))
+
+
+def _group_name(members: tuple, n: int, column: bool) -> str:
+    """How reports name a broadcast group: "PEs 8..15 (bcast=8)", "PEs 2, 10, 18, 26 (bcast=4, bcast_col=1)"."""
+    if column:
+        return f"PEs {', '.join(map(str, members))} (bcast={n}, bcast_col=1)"
+    return f"PEs {members[0]}..{members[-1]} (bcast={n})"

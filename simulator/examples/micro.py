@@ -12,13 +12,17 @@ from isa import Program
 
 
 def dram_stream(chunks: int, chunk_bytes: int = 32768, stages: int = 4, every: int = 1, share: int = 1,
-                bcast: int = 0) -> Program:
+                bcast: int = 0, columns: int = 0) -> Program:
     """Program instance pid reads `chunks` x `chunk_bytes` from src + (pid // share) * chunks *
     chunk_bytes: `share` consecutive instances read the same slice, with one broadcast read per chunk
-    when `bcast` is their number. Instances whose pid is not a multiple of `every` stop at once (so
-    that the PEs that stream are `every` apart)."""
+    when `bcast` is their number. With `columns` (the grid's), instance pid reads slice pid % columns
+    instead: the instances of a grid column share one, and `bcast` groups run down the columns
+    (`bcast_col=1`). Instances whose pid is not a multiple of `every` stop at once (so that the PEs
+    that stream are `every` apart)."""
     n = chunk_bytes // 4
-    opts = f", bcast={bcast}" if bcast else ""
+    opts = (f", bcast={bcast}" if bcast else "") + (", bcast_col=1" if bcast and columns else "")
+    slice_of = "rem x5, x5, x6" if columns else "div x5, x5, x6"
+    share = columns or share
     return Program.from_asm(f"""
 .kernel dram_stream
 .arg src ptr f32 x10
@@ -28,7 +32,7 @@ def dram_stream(chunks: int, chunk_bytes: int = 32768, stages: int = 4, every: i
     rem x6, x5, x6
     bne x6, x0, done
     li x6, {share}
-    div x5, x5, x6
+    {slice_of}
     li x6, {chunks * chunk_bytes}
     mul x6, x5, x6
     add x7, x10, x6

@@ -96,7 +96,7 @@ class DMA(Engine):
         if acc is None:
             landed = env.wake(self.c.setup_cycles)
         elif bcast > 1:
-            landed = mem.broadcast(start, pe.index, bcast, acc, cmd.where)
+            landed = mem.broadcast(start, pe.index, bcast, acc, cmd.where, bool(cmd.vals.get("bcast_col", 0)))
         else:
             landed = mem.transfer(start, pe.index, acc, write, isinstance(cmd.ins, ATOMICS))
         if acc is not None and cmd.vals.get("prefetch"):

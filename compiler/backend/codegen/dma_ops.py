@@ -26,12 +26,17 @@ def _skip(g, op) -> dict:
     return {"skip": g.xlist(op.skip)} if op.attrs.get("skip_args") else {}
 
 
+def _bcast(op) -> dict:
+    """A broadcast read's fields (compiler/backend/broadcast.py chose its group at launch)."""
+    return {k: op.attrs[k] for k in ("bcast", "bcast_col") if op.attrs.get(k)}
+
+
 def _load_box(g, op) -> None:
     out = g.out_tile(op)
     pad = g.scalar_src(op.other) if op.other is not None else float(op.attrs.get("pad", 0))
     g.e.emit(dma.DmaIn, _where(op), dst=out, base=g.reg(op.ptr), strides=g.xlist(op.strides),
              valid=g.valid(op.valid, out.shape), pad=pad, unaligned=int(bool(op.attrs.get("unaligned"))),
-             **_remap(g, op), **_skip(g, op), **({"bcast": op.attrs["bcast"]} if op.attrs.get("bcast") else {}))
+             **_remap(g, op), **_skip(g, op), **_bcast(op))
 
 
 def _store_box(g, op) -> None:
