@@ -48,7 +48,6 @@ int32_t num_programs(int axis);
 int32_t pe_id();
 void fence();
 void device_assert(bool cond, const char* message);
-void device_print(const char* prefix, double value);
 void cb_pop(const buffer& cb);                       // drop the oldest slot of a CB
 template <class T> T cb_read(const buffer& cb);      // wait for a slot, load its first element
 // a strip-mined RVV loop over whole tiles: out = a <op> b (a scalar operand uses the .vx form)
@@ -354,5 +353,9 @@ void se_select_box(const se_select_box_args&);
 // se.fma: out = a * b + c, rounded once.
 struct se_fma_args { tile out; src a; src b; src c; };
 void se_fma(const se_fma_args&);
+
+// dbg.print: tl.device_print of one operand, printed on the host: a line for each element of value (a tile, in row-major order) or one for a scalar (a register or an immediate), of `dtype`, as `print_lines` writes them: `pid (x, y, z) idx (i, ...)<prefix>(operand k) <value>`, with `(operand k) ` only when the print has more than one (`operands`), values in hexadecimal when `hex`. With value none (operands=0) one line, `pid (x, y, z)<prefix>`. A command of the SE, so that a program's prints come in its program order, each once the values it prints are computed.
+struct dbg_print_args { const char* prefix; src value; const char* dtype; int64_t operand = 0; int64_t operands = 1; int64_t hex = 0; };
+void dbg_print(const dbg_print_args&);
 
 }  // namespace mtia
