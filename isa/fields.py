@@ -235,7 +235,7 @@ class Text(Kind):
         t = t.strip()
         if len(t) < 2 or t[0] != '"' or t[-1] != '"':
             raise AsmError(f"expected a quoted string, got {t!r}")
-        return cls.check(re.sub(r"\\(.)", lambda m: _UNESCAPE.get(m[1], m[1]), t[1:-1], flags=re.S))
+        return cls.check(re.sub(r"\\(.)", lambda m: _UNESCAPE.get(m[1], m[1]), t[1:-1], flags=re.DOTALL))
 
     @classmethod
     def fmt(cls, v):

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .fields import Dtype, Imm, OptSrc, Text, XList, XReg, choice
+from .fields import Dtype, Imm, OptSrc, Text, XList, XReg
 from .instruction import Instr, instruction
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from executors import EXECUTORS, launch
 
 import compiler as triton
 import compiler.language as tl
-from executors import EXECUTORS, launch
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,6 +43,8 @@ def show(x_ptr, n, scale, N: tl.constexpr, M: tl.constexpr):
     for i in range(2):
         z = y + i
         tl.device_print("z", z)
+    tl.device_print("zero", tl.zeros((N, M), tl.int32))                  # a uniform block: no tile of its own
+    tl.device_print("col", tl.broadcast_to(tl.arange(0, M)[None, :], (N, M)))   # a broadcast: a view elsewhere
 
 
 def _run_show(executor, capsys):
@@ -74,7 +76,9 @@ def test_the_lines_are_tritons(capsys):
     assert lines[129] == "pid (1, 0, 0) no values"
     assert lines[130] == "pid (1, 0, 0) idx () count: 256"
     assert lines[163 + 5] == f"pid (1, 0, 0) idx (0,  5) z: {x[0, 5] * 0.5 + 2:f}"   # the loop's 2nd pass
-    assert len(lines) == 195
+    assert lines[195 + 17] == "pid (1, 0, 0) idx (1,  1) zero: 0"
+    assert lines[227 + 17] == "pid (1, 0, 0) idx (1,  1) col: 1"
+    assert len(lines) == 259
 
 
 @triton.jit
@@ -135,7 +139,7 @@ def test_triton_interpret_in_the_environment_picks_the_interpreter(value, execut
     if value is not None:
         env["TRITON_INTERPRET"] = value
     env["PYTHONPATH"] = str(ROOT)
-    done = subprocess.run([sys.executable, str(script)], env=env, cwd=ROOT, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, str(script)], check=False, env=env, cwd=ROOT, capture_output=True, text=True,
                           timeout=240)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [executor, "True"]
