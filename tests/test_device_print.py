@@ -143,3 +143,13 @@ def test_triton_interpret_in_the_environment_picks_the_interpreter(value, execut
                           timeout=240)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [executor, "True"]
+
+
+def test_a_timing_only_run_still_computes_what_it_prints(capsys):
+    """A program that prints its tiles is not blind: numerics=False computes them and prints the same."""
+    x = np.random.default_rng(1).integers(-9, 9, (5, 4)).astype(np.int32)
+    capsys.readouterr()
+    launch(running_sum, (1,), x, np.zeros(4, np.int32), N=4, STEPS=5, executor="mtia")
+    numeric = capsys.readouterr().out
+    launch(running_sum, (1,), x, np.zeros(4, np.int32), N=4, STEPS=5, executor="mtia", numerics=False)
+    assert capsys.readouterr().out == numeric
