@@ -100,7 +100,9 @@ def print_lines(pid, prefix: str, value, dtype: str, hex: bool = False, operand:
 
 def _element(v, dtype: str, hex: bool) -> str:
     """One value as C's printf writes it in Triton's device print: floats %f, integers %i or %u (bool 0/1),
-    and under hex the element's bits, 0x and two digits a byte."""
+    addresses (dtype "ptr", the interpreter's) %p, and under hex the element's bits, 0x and two digits a byte."""
+    if dtype == "ptr":                       # %p
+        return f"0x{int(v):x}"
     if hex:
         bits = np.asarray(v).view(f"u{np.asarray(v).dtype.itemsize}")
         return f"0x{int(bits):0{2 * np.asarray(v).dtype.itemsize}x}"

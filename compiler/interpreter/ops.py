@@ -540,8 +540,9 @@ def _print(ctx, op, args):
     if not args:
         print(print_lines(ctx.pid, prefix, None, "i32")[0])
     for k, (v, a) in enumerate(zip(op.operands, args)):
-        dtype = v.type.scalar.ir
-        a = np.asarray(a, dtype=v.type.scalar.np_dtype)
+        ptr = v.type.scalar.is_ptr()              # an address: printed as %p prints it
+        dtype = "ptr" if ptr else v.type.scalar.ir
+        a = np.asarray(a, dtype=np.uint64 if ptr else v.type.scalar.np_dtype)
         for line in print_lines(ctx.pid, prefix, a, dtype, hex, k, len(args), scalar=not v.type.is_block()):
             print(line)
     return []
