@@ -90,7 +90,7 @@ void dma_scatter(const dma_scatter_args&);
 struct dma_rows_args { tile dst; xreg base; tile index; int64_t row_stride; int64_t valid_cols = 0; double pad = 0.0; tile mask = {}; xlist wrap = {}; };
 void dma_rows(const dma_rows_args&);
 
-// dma.atomic: For each element i in row-major order where mask[i]: old = mem[a]; mem[a] = op(old, val[i]) with a = base + offsets[i] * itemsize; dst[i] = old (dst may be none). Without offsets the addresses are a box, as dma.out's: a = base + sum_k(i_k * strides[k]) * itemsize for every index i of val's box with i_k < valid[k] (all of it when valid is empty), in row-major order; dst[i] = 0 elsewhere (unaligned as for dma.out). Atomic with respect to every other PE: each element's read-modify-write happens at the memory in one step.
+// dma.atomic: For each element i in row-major order where mask[i]: old = mem[a]; mem[a] = op(old, val[i]) with a = base + offsets[i] * itemsize; dst[i] = old (dst may be none). Without offsets (and mask) the addresses are a box, as dma.out's: a = base + sum_k(i_k * strides[k]) * itemsize for every index i of val's box with i_k < valid[k] (all of it when valid is empty), in row-major order; dst[i] = 0 elsewhere (unaligned as for dma.out). Atomic with respect to every other PE: each element's read-modify-write happens at the memory in one step.
 struct dma_atomic_args { const char* op; tile dst; xreg base; tile offsets; tile val; tile mask = {}; xlist strides = {}; xlist valid = {}; int64_t unaligned = 0; };
 void dma_atomic(const dma_atomic_args&);
 
