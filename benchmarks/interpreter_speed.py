@@ -31,6 +31,8 @@ import triton  # noqa: E402
 import triton.language  # noqa: E402
 
 import compiler  # noqa: E402
+
+compiler.set_executor("mtia")             # ours simulates: TRITON_INTERPRET=1 would pick our interpreter too
 import compiler.backend.pipeline  # noqa: E402,F401  (imported here so that neither side's clock counts imports)
 import simulator.machine  # noqa: E402,F401
 from compiler.kernels.matmul_tutorial import matmul_tutorial_kernel  # noqa: E402

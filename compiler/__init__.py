@@ -4,6 +4,8 @@
     import compiler.language as tl       # program_id, arange, load, store, dot, ... + tl.mtia.*
     triton.testing.do_bench(fn)          # simulated milliseconds; perf_report / Benchmark / assert_close
 """
+import os as _os
+
 from . import language, testing, tools  # noqa: F401
 from .errors import (CompilationError, CompileTimeError, DeviceAssertionError, KernelRuntimeError, OutOfBoundsError,
                      OutOfResources, StepLimitError, TritonError)
@@ -14,7 +16,16 @@ from .runtime import (CompiledKernel, Config, JITFunction, RunRecord, autotune, 
 from .runtime.jit import resolve_grid  # noqa: F401
 from .runtime import mtia_executor as _mtia  # noqa: E402  (registers the "mtia" executor and its stages)
 
-set_executor("mtia")      # launches run on the simulated MTIA chip of simulator.get_config()
+
+def _interpret_requested() -> bool:
+    """TRITON_INTERPRET=1 in the environment at import: Triton's switch to its CPU interpreter (its
+    truthy spellings), which GPU users set to debug a kernel; here it selects our numpy interpreter."""
+    return _os.environ.get("TRITON_INTERPRET", "0").strip().lower() in ("1", "true", "yes", "on", "y")
+
+
+# launches run on the simulated MTIA chip of simulator.get_config(), or, as Triton's kernels then do, on
+# the interpreter (an executor= argument or set_executor still picks either)
+set_executor("interpreter" if _interpret_requested() else "mtia")
 
 # The Triton release whose language this compiler follows (its semantics and its language tests, README),
 # for code that checks `triton.__version__` to pick a path, as Liger-Kernel does at import.

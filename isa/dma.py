@@ -121,14 +121,20 @@ class DmaRows(Instr):
 @instruction("dma.atomic", "dma")
 class DmaAtomic(Instr):
     """For each element i in row-major order where mask[i]: old = mem[a]; mem[a] = op(old, val[i])
-    with a = base + offsets[i] * itemsize; dst[i] = old (dst may be none). Atomic with respect to
-    every other PE: the read-modify-write happens at the memory in one step."""
+    with a = base + offsets[i] * itemsize; dst[i] = old (dst may be none). Without offsets (and mask)
+    the addresses are a box, as dma.out's: a = base + sum_k(i_k * strides[k]) * itemsize for every index
+    i of val's box with i_k < valid[k] (all of it when valid is empty), in row-major order; dst[i] = 0
+    elsewhere (unaligned as for dma.out). Atomic with respect to every other PE: each element's
+    read-modify-write happens at the memory in one step."""
     op: choice("add", "max", "min", "xchg", "and", "or", "xor")
     dst: OptTile
     base: XReg
-    offsets: TileKind
+    offsets: OptTile
     val: TileKind
     mask: OptTile = None
+    strides: XList = ()
+    valid: XList = ()
+    unaligned: Imm = 0
 
 
 @instruction("dma.cas", "dma")

@@ -220,13 +220,14 @@ _LINE_BREAKS = re.compile(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")   # wha
 
 
 class Text(Kind):
-    """A quoted string (debug print formats) on one line of assembly."""
+    """A quoted string (debug print prefixes, assertion messages) on one line of assembly: a backslash
+    escapes a quote, a backslash and the line breaks of ASCII (\\n, \\r, \\v, \\f); no other line break."""
     @classmethod
     def check(cls, v):
         if not isinstance(v, str):
             raise AsmError(f"expected a string, got {v!r}")
-        if _LINE_BREAKS.search(v):
-            raise AsmError(f"a string operand must not contain a line break, got {v!r}")
+        if _LINE_BREAKS.search(v.translate(_ESCAPED)):
+            raise AsmError(f"a string operand must not contain a line break other than ASCII's, got {v!r}")
         return v
 
     @classmethod
@@ -234,11 +235,15 @@ class Text(Kind):
         t = t.strip()
         if len(t) < 2 or t[0] != '"' or t[-1] != '"':
             raise AsmError(f"expected a quoted string, got {t!r}")
-        return t[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        return cls.check(re.sub(r"\\(.)", lambda m: _UNESCAPE.get(m[1], m[1]), t[1:-1], flags=re.DOTALL))
 
     @classmethod
     def fmt(cls, v):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"').translate(_ESCAPED) + '"'
+
+
+_UNESCAPE = {"n": "\n", "r": "\r", "v": "\x0b", "f": "\x0c"}
+_ESCAPED = str.maketrans({c: "\\" + k for k, c in _UNESCAPE.items()})
 
 
 class Dtype(Kind):
@@ -462,6 +467,29 @@ class Src(Kind):
         return TileKind.from_json(j) if isinstance(j, dict) else FOrImm.from_json(j)
 
 
+class OptSrc(Src):
+    """A source operand, or `none`."""
+    @classmethod
+    def check(cls, v):
+        return None if v is None else Src.check(v)
+
+    @classmethod
+    def parse(cls, t):
+        return None if t.strip() == "none" else Src.parse(t)
+
+    @classmethod
+    def fmt(cls, v):
+        return "none" if v is None else Src.fmt(v)
+
+    @classmethod
+    def to_json(cls, v):
+        return None if v is None else Src.to_json(v)
+
+    @classmethod
+    def from_json(cls, j):
+        return None if j is None else Src.from_json(j)
+
+
 def choice(*options: str) -> type[Kind]:
     """A kind accepting one of a fixed set of names."""
     class Choice(Kind):
@@ -481,5 +509,5 @@ def choice(*options: str) -> type[Kind]:
 
 
 __all__ = ["AsmError", "Kind", "XReg", "FReg", "VReg", "Imm", "FImm", "Label", "Name", "Text", "Dtype",
-           "XOrImm", "FOrImm", "Src", "XList", "IntList", "TileKind", "OptTile", "choice", "split_top",
+           "XOrImm", "FOrImm", "Src", "OptSrc", "XList", "IntList", "TileKind", "OptTile", "choice", "split_top",
            "X", "F", "V", "Tile"]

@@ -1,7 +1,11 @@
 """Program identity, ordering and debugging: what a kernel asks of the PE it runs on."""
 from __future__ import annotations
 
-from .fields import Imm, Text, XList, XReg, choice
+import math
+
+import numpy as np
+
+from .fields import Dtype, Imm, OptSrc, Text, XList, XReg
 from .instruction import Instr, instruction
 
 
@@ -56,12 +60,55 @@ class Barrier(Instr):
     `pe_runtime_barrier` of Triton-MTIA). Barriers match by count: the n-th of each PE."""
 
 
-@instruction("dbg.print", "sync")
+@instruction("dbg.print", "se")
 class DbgPrint(Instr):
-    """Print `fmt` with the value of register rs1 (x or f per `kind`) to the run's log."""
-    fmt: Text
-    rs1: Imm = 0
-    kind: choice("x", "f", "none") = "none"
+    """tl.device_print of one operand, printed on the host: a line for each element of value (a tile, in
+    row-major order) or one for a scalar (a register or an immediate), of `dtype`, as `print_lines`
+    writes them: `pid (x, y, z) idx (i, ...)<prefix>(operand k) <value>`, with `(operand k) ` only when
+    the print has more than one (`operands`), values in hexadecimal when `hex`. With value none
+    (operands=0) one line, `pid (x, y, z)<prefix>`. A command of the SE, so that a program's prints
+    come in its program order, each once the values it prints are computed."""
+    prefix: Text
+    value: OptSrc
+    dtype: Dtype
+    operand: Imm = 0
+    operands: Imm = 1
+    hex: Imm = 0
+
+
+def print_lines(pid, prefix: str, value, dtype: str, hex: bool = False, operand: int = 0, operands: int = 1,
+                scalar: bool = False) -> list[str]:
+    """The lines of a device print of one operand (Triton's device_print format, on both executors):
+    `value` a numpy array of element type `dtype` (its shape gives the indices, each padded to the digits
+    of its dimension's size; `scalar`: a 0-d value, `idx ()`), or None for a print of the prefix alone."""
+    head = f"pid ({pid[0]}, {pid[1]}, {pid[2]})"
+    if value is None:
+        return [head + prefix]
+    a = np.asarray(value)
+    if scalar:
+        a = a.reshape(())
+    if dtype == "i1":
+        a = a.astype(np.bool_)
+    which = f"(operand {operand}) " if operands > 1 else ""
+    widths = [math.ceil(math.log10(n)) if n > 0 else 0 for n in a.shape]
+    lines = []
+    for idx in np.ndindex(*a.shape):
+        where = ", ".join(f"{i:>{w}}" if w else str(i) for i, w in zip(idx, widths))
+        lines.append(f"{head} idx ({where}){prefix}{which}{_element(a[idx], dtype, hex)}")
+    return lines
+
+
+def _element(v, dtype: str, hex: bool) -> str:
+    """One value as C's printf writes it in Triton's device print: floats %f, integers %i or %u (bool 0/1),
+    addresses (dtype "ptr", the interpreter's) %p, and under hex the element's bits, 0x and two digits a byte."""
+    if dtype == "ptr":                       # %p
+        return f"0x{int(v):x}"
+    if hex:
+        bits = np.asarray(v).view(f"u{np.asarray(v).dtype.itemsize}")
+        return f"0x{int(bits):0{2 * np.asarray(v).dtype.itemsize}x}"
+    if dtype[0] in "fb":
+        return f"{float(v):f}"
+    return str(int(v))
 
 
 @instruction("dbg.assert", "sync")

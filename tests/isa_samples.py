@@ -45,6 +45,8 @@ def sample_value(kind, r: random.Random):
         return sample_tile(r)
     if kind is K.Src:
         return r.choice([sample_tile(r), F(r.randrange(32)), 1.25])
+    if kind is K.OptSrc:
+        return r.choice([None, sample_tile(r), X(r.randrange(32)), -3.0])
     if hasattr(kind, "values"):
         return r.choice(kind.values)
     raise AssertionError(f"no sampler for field kind {kind}")

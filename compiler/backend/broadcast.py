@@ -52,7 +52,7 @@ _PURE_SCALAR = frozenset(n.value if hasattr(n, "value") else n for n in (
 # ops whose value differs by program: evaluated per program outside loops, never alike inside them
 _PER_PROGRAM = frozenset(n.value for n in (Op.GET_PROGRAM_ID, Op.GET_NUM_PROGRAMS, Op.GET_PE_ID))
 # ops through which programs can wait on each other
-_SYNCHRONISING = frozenset((mtia.ATOMIC, mtia.CAS, Op.ATOMIC_RMW.value, Op.ATOMIC_CAS.value, Op.RE_REDUCE.value))
+_SYNCHRONISING = frozenset((mtia.ATOMIC, mtia.ATOMIC_BOX, mtia.CAS, Op.ATOMIC_RMW.value, Op.ATOMIC_CAS.value, Op.RE_REDUCE.value))
 _WRITES = frozenset((mtia.STORE_BOX, mtia.SCATTER))
 _READS = frozenset((mtia.LOAD_BOX, mtia.GATHER, mtia.LOAD_ROWS))
 

@@ -69,7 +69,7 @@ CB_CORE_OPS = (cbi.CbReserve, cbi.CbPush, cbi.CbWait, cbi.CbPop, cbi.CbRdptr, cb
 # the memory ops a kernel may have for its stores to be deferred (all others are refused)
 _READS = (mtia.LOAD_BOX, mtia.GATHER, mtia.LOAD_ROWS)
 _WRITES = (mtia.STORE_BOX, mtia.SCATTER)
-_OTHER_MEMORY = frozenset((mtia.ATOMIC, mtia.CAS, Op.LOAD.value, Op.STORE.value, Op.ATOMIC_RMW.value,
+_OTHER_MEMORY = frozenset((mtia.ATOMIC, mtia.ATOMIC_BOX, mtia.CAS, Op.LOAD.value, Op.STORE.value, Op.ATOMIC_RMW.value,
                            Op.ATOMIC_CAS.value, Op.DESCRIPTOR_LOAD.value, Op.DESCRIPTOR_STORE.value,
                            Op.RE_REDUCE.value, Op.DEBUG_BARRIER.value))
 

@@ -14,6 +14,7 @@ GATHER = "mtia.gather"
 LOAD_ROWS = "mtia.load_rows"
 SCATTER = "mtia.scatter"
 ATOMIC = "mtia.atomic"
+ATOMIC_BOX = "mtia.atomic_box"
 CAS = "mtia.cas"
 TO_SCALAR = "mtia.to_scalar"
 SELECT_BOX = "mtia.select_box"
@@ -48,8 +49,15 @@ see backend/rows.py.""",
     define(SCATTER, "Element-wise DMA: ptr[offsets[i]] = value[i] where mask[i].",
            operands=("ptr", "offsets", "value", "mask?"), results=0, pure=False)
     define(ATOMIC, """Atomic read-modify-write per element (attr kind: add, max, min, xchg, and, or, xor):
-old = ptr[offsets[i]]; ptr[offsets[i]] = kind(old, value[i]) where mask[i]; returns the old values.""",
-           operands=("ptr", "offsets", "value", "mask?"), attrs=("kind",), pure=False)
+old = ptr[offsets[i]]; ptr[offsets[i]] = kind(old, value[i]) where mask[i]; returns the old values, if it has
+a result (none when nothing reads them).""",
+           operands=("ptr", "offsets", "value", "mask?"), results=None, attrs=("kind",), pure=False)
+    define(ATOMIC_BOX, """mtia.atomic over a box of addresses, as mtia.store_box addresses them (no remap, no
+skip): old = ptr[sum(i_k * strides_k)]; ptr[..] = kind(old, value[i]) for every i with i_k < valid_k, one
+element at a time in row-major order; returns the old values (0 outside the box), if it has a result.
+attrs: kind, rank, unaligned.""",
+           operands=("ptr", "value", "strides*rank", "valid*rank"), results=None, attrs=("kind", "rank"),
+           pure=False)
     define(CAS, """Atomic compare-and-swap per element: old = ptr[offsets[i]]; if old == cmp[i]: ptr[..] =
 value[i]; returns old.""", operands=("ptr", "offsets", "cmp", "value"), pure=False)
     define(CB, """Declares a storage: a circular buffer of `slots` slots of `bytes` each from local-store

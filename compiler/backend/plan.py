@@ -31,7 +31,7 @@ from isa.types import itemsize
 from ..ir import Op
 from ..ir.core import Operation, Value
 from . import dialect as mtia
-from .target import scalar_on_se
+from .target import NO_RESULT_DMA, scalar_on_se
 
 
 @dataclass
@@ -98,7 +98,7 @@ def tile_shape(t) -> tuple[int, ...]:
 
 def reads_tiles(op: Operation) -> bool:
     """Whether the op reads its operands as tiles (scalar code reads a 0-d tile from a register)."""
-    return bool(op.results and op.results[0].type.is_block()) or op.name in (mtia.STORE_BOX, mtia.SCATTER) or \
+    return bool(op.results and op.results[0].type.is_block()) or op.name in NO_RESULT_DMA or \
         scalar_on_se(op)
 
 

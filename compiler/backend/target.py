@@ -32,9 +32,12 @@ UNIT_OF = {
     Op.REDUCE: "re", Op.SCAN: "re", Op.HISTOGRAM: "re", Op.RE_REDUCE: "re",
     Op.JOIN: "mlu", Op.SPLIT: "mlu", Op.CAT: "mlu", Op.EXTRACT_SLICE: "mlu", Op.GATHER: "mlu",
     mtia.LOAD_BOX: "dma", mtia.STORE_BOX: "dma", mtia.GATHER: "dma", mtia.LOAD_ROWS: "dma",
-    mtia.SCATTER: "dma", mtia.ATOMIC: "dma", mtia.CAS: "dma",
+    mtia.SCATTER: "dma", mtia.ATOMIC: "dma", mtia.ATOMIC_BOX: "dma", mtia.CAS: "dma",
     mtia.TO_SCALAR: "core",
+    Op.PRINT: "se",                  # scalar or block: the SE keeps a program's prints in order
 }
+# DMA ops that may have no result and still read tiles (atomics whose old values nobody reads)
+NO_RESULT_DMA = (mtia.STORE_BOX, mtia.SCATTER, mtia.ATOMIC, mtia.ATOMIC_BOX)
 # ops that give a one-element tile even on 0-d values (the control core reads the result back)
 TILE_ON_SCALARS = (Op.REDUCE, mtia.ATOMIC, mtia.CAS, mtia.GATHER, Op.SPLIT)   # tl.split of a [2] block
 # ops whose engine is decided from their source and readers: a view, a uniform scalar, or a copy
@@ -126,7 +129,7 @@ def unit_of(op: Operation, dpe_dtypes: tuple[str, ...] = ()) -> str | None:
     if name == Op.DOT and op.a.type.scalar.ir in RVV_DOT_DTYPES and op.a.type.scalar.ir not in dpe_dtypes:
         return "rvv"
     blocks = any(r.type.is_block() for r in op.results)
-    if name in (mtia.STORE_BOX, mtia.SCATTER, Op.RE_REDUCE):
+    if name in NO_RESULT_DMA or name in (Op.RE_REDUCE, Op.PRINT):
         return UNIT_OF[name]
     if name == Op.ASSERT and op.cond.type.is_block():
         return "re"                                   # the RE ands the condition into one flag

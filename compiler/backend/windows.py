@@ -31,7 +31,7 @@ from .affine import ZERO, Affine, Poly, Quotient, _sum, analyze
 
 # ops that write memory: a load issued earlier must not pass one
 _WRITES = frozenset((Op.STORE, Op.ATOMIC_RMW, Op.ATOMIC_CAS, Op.DESCRIPTOR_STORE, mtia.STORE_BOX, mtia.SCATTER,
-                     mtia.ATOMIC, mtia.CAS))
+                     mtia.ATOMIC, mtia.ATOMIC_BOX, mtia.CAS))
 # a window at most this many times the block's extent along its axis: past it the box reads much
 # more than the gather would
 MAX_WIDEN = 4

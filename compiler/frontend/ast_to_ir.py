@@ -1020,13 +1020,9 @@ def _py_minmax(pick_tensor, pick_py):
 
 
 def _py_print(gen, args, kwargs):
-    prefix = ""
-    if args and isinstance(_unwrap(args[0]), str):
-        prefix, args = _unwrap(args[0]), args[1:]
-    if all(not isinstance(_unwrap(a), tensor) for a in args):
-        print(prefix, *[_unwrap(a) for a in args])
-        return constexpr(None)
-    gen.sem.device_print(prefix, [a for a in args], False)
+    """Python's print in a kernel is tl.device_print, as Triton's code generator makes it: the first
+    argument is the prefix, and every program prints at run time."""
+    tlb.device_print(*args, **kwargs)
     return constexpr(None)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from isa import float_minmax as minmax
 from isa.dot_numerics import f64_product, float_product
+from isa.sync import print_lines
 
 from ..ir import types as T
 from ..ir.ops import Op
@@ -535,9 +536,15 @@ def _histogram(ctx, op, args):
 
 @defines(Op.PRINT)
 def _print(ctx, op, args):
-    vals = " ".join(np.array2string(np.asarray(a), formatter={"int": hex}) if op.attrs.get("hex") else
-                    np.array2string(np.asarray(a)) for a in args)
-    print(f"pid ({ctx.pid[0]}, {ctx.pid[1]}, {ctx.pid[2]}) {op.attrs.get('prefix', '')}{vals}")
+    prefix, hex = op.attrs.get("prefix", ""), bool(op.attrs.get("hex"))
+    if not args:
+        print(print_lines(ctx.pid, prefix, None, "i32")[0])
+    for k, (v, a) in enumerate(zip(op.operands, args)):
+        ptr = v.type.scalar.is_ptr()              # an address: printed as %p prints it
+        dtype = "ptr" if ptr else v.type.scalar.ir
+        a = np.asarray(a, dtype=np.uint64 if ptr else v.type.scalar.np_dtype)
+        for line in print_lines(ctx.pid, prefix, a, dtype, hex, k, len(args), scalar=not v.type.is_block()):
+            print(line)
     return []
 
 

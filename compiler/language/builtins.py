@@ -6,6 +6,8 @@ memory scopes) are accepted and recorded as attributes.
 """
 from __future__ import annotations
 
+import string
+
 from ..errors import CompileTimeError
 from ..ir import types as T
 from .core import _unwrap, builtin, constexpr, constexpr_function, tensor
@@ -332,7 +334,12 @@ def static_print(*values, sep=" ", end="\n", file=None, flush=False):
 
 @builtin
 def device_print(prefix, *args, hex=False):
-    return current().device_print(str(_unwrap(prefix)), args, bool(_unwrap(hex)))
+    prefix = _unwrap(prefix)
+    if not isinstance(prefix, str):             # Triton's checks and words
+        raise CompileTimeError(f"{prefix} is not string")
+    if any(ch not in string.printable for ch in prefix):
+        raise CompileTimeError(f"{prefix} is not an ascii string")
+    return current().device_print(prefix, args, bool(_unwrap(hex)))
 
 
 @builtin

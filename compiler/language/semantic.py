@@ -1079,6 +1079,13 @@ class Semantic(DescriptorSemantic):
     # --- debugging and hints ------------------------------------------------------------------
     def device_print(self, prefix: str, args, hex=False) -> None:
         vals = [self.to_tensor(a) for a in args]
+        if vals:        # as Triton's: a prefix that prints values starts with a space and ends with ": "
+            if not prefix.endswith(" "):
+                prefix += " "
+            if not prefix.endswith(": "):
+                prefix = prefix[:-1] + ": "
+            if len(prefix) > 2 and not prefix.startswith(" "):
+                prefix = " " + prefix
         self.b.create(Op.PRINT, [v.handle for v in vals], [], {"prefix": prefix, "hex": bool(hex)})
 
     def device_assert(self, cond, msg="") -> None:

@@ -205,6 +205,16 @@ class DMA(Engine):
     def access(self, cmd) -> tuple[Access | None, bool]:
         ins, v = cmd.ins, cmd.vals
         t = type(ins)
+        if t is dma.DmaAtomic and ins.offsets is None:     # a box of addresses: its runs, as dma.out's
+            isz = np_dtype(ins.val.dtype).itemsize
+            if len(v["strides"]) != len(ins.val.shape):
+                raise SanitizerError(f"{cmd.where()}: {len(v['strides'])} strides for a "
+                                     f"{len(ins.val.shape)}-dimensional tile")
+            shape = clip(ins.val.shape, v["valid"])
+            self.check_aligned(cmd, v["base"])
+            if 0 in shape:
+                return None, True
+            return box_access(v["base"], isz, shape, tuple(v["strides"])), True
         if t is dma.DmaIn or t is dma.DmaOut:
             tile = ins.dst if t is dma.DmaIn else ins.src
             isz = np_dtype(tile.dtype).itemsize

@@ -2,7 +2,7 @@
 lookup tables for exp, erf, ... are pipelined at the same rate)."""
 from __future__ import annotations
 
-from isa import se
+from isa import se, sync
 
 from .engine import Engine, cdiv
 
@@ -18,6 +18,9 @@ class SE(Engine):
     def occupancy(self, cmd) -> float:
         cost = cmd.plan.cost
         if cost is None:                    # the instruction alone decides it: work it out once
+            if type(cmd.ins) is sync.DbgPrint:  # hands its tile to the host: a cycle, no arithmetic
+                cost = cmd.plan.cost = (1, 0)
+                return 1
             n = cmd.ins.out.size
             cost = cmd.plan.cost = (cdiv(n, self.rate), n * (2 if type(cmd.ins) is se.SeFma else 1))
         self.ops += cost[1]

@@ -2,7 +2,8 @@
 
 A run's cycles depend on its tile data only where the data decides an address or the control flow:
 a gather's or a scatter's indices, an atomic's operands, a tile the control core loads into its
-registers and branches or computes an address on. A program with none of these is *blind*: the
+registers and branches or computes an address on; and a device print, which shows the user its values.
+A program with none of these is *blind*: the
 values in its tiles never reach its timing, so a timing-only run skips the data of every bulk-engine
 command (DPE, SE, RE, MLU) and of every dma.in, and takes the same cycles (tests/test_determinism.py
 checks every library kernel). A program that can see its data computes all of it, timing-only or
@@ -28,6 +29,8 @@ def is_blind(program) -> bool:
     """Whether no tile value of `program` can reach an address or a branch (module docstring)."""
     mnemonics = {ins.mnemonic for ins in program.instrs}
     if mnemonics & INT_LOADS or any(ins.unit == "vector" for ins in program.instrs):
+        return False
+    if "dbg.print" in mnemonics:              # tl.device_print shows its values: they must be computed
         return False
     if mnemonics & FLOAT_LOADS and mnemonics & FLOAT_TO_INT:
         return False

@@ -1,14 +1,16 @@
 """Semantics of the instructions the control core runs that touch timing: CB pointer operations,
-program identity, fences, barriers and debug prints. Blocking ones are generators the core drives."""
+program identity, fences, barriers and debug assertions (blocking ones are generators the core drives);
+and of the debug print, a command of the SE."""
 from __future__ import annotations
 
 from isa import cb as cbi
 from isa import sync
-from isa.types import X
+from isa.types import DTYPES, X
 
 from ..errors import DeviceAssertionError, SanitizerError
 from ..pe.command_processor import check_pop
 from . import semantics
+from .tiles import source
 
 
 def _cb(core, ins):
@@ -121,10 +123,19 @@ def barrier(core, ins):
 
 
 @semantics(sync.DbgPrint)
-def dbg_print(core, ins):
-    value = {"x": lambda: core.x[ins.rs1], "f": lambda: core.f[ins.rs1], "none": lambda: None}[ins.kind]()
-    core.pe.machine.log.append((core.env.now, core.pe.index, core.pid,
-                                ins.fmt if value is None else f"{ins.fmt} {value}"))
+def dbg_print(pe, cmd):
+    """A command of the SE (its place in the SE's queue keeps a program's prints in order): print the
+    lines on the host as they come, and keep them in the run's log."""
+    ins = cmd.ins
+    if ins.value is None:
+        value, scalar = None, False
+    else:
+        scalar = cmd.addr.get("value") is None            # a register or an immediate: a 0-d value
+        value = source(pe, cmd, "value", DTYPES[ins.dtype])
+    for line in sync.print_lines(cmd.pid, ins.prefix, value, ins.dtype, bool(ins.hex), ins.operand,
+                                 ins.operands, scalar):
+        print(line)
+        pe.machine.log.append((pe.env.now, pe.index, cmd.pid, line))
 
 
 @semantics(sync.DbgAssert)

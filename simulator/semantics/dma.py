@@ -219,14 +219,29 @@ _RMW = {
 }
 
 
+def _box_offsets(cmd, shape) -> tuple[np.ndarray, np.ndarray | None]:
+    """A box atomic's element offsets (row-major) and which elements are inside its valid extents."""
+    strides, valid = cmd.vals["strides"], cmd.vals["valid"]
+    if len(strides) != len(shape) or (valid and len(valid) != len(shape)):
+        raise SanitizerError(f"{cmd.where()}: {len(strides)} strides and {len(valid)} valid extents for a "
+                             f"{len(shape)}-dimensional tile")
+    idx = np.indices(shape, np.int64).reshape(len(shape), -1)
+    offs = (idx * np.array(strides, np.int64)[:, None]).sum(axis=0)
+    if not valid:
+        return offs, None
+    return offs, (idx < np.array(valid, np.int64)[:, None]).all(axis=0)
+
+
 @semantics(dma.DmaAtomic)
 def atomic(ctx, cmd):
     ins = cmd.ins
     val = view(ctx.ls, cmd.addr["val"], ins.val)
     shape = ins.dst.shape if ins.dst is not None else val.shape
-    offs = _offsets(ctx, cmd, shape).reshape(-1)
+    if ins.offsets is None:
+        offs, mask = _box_offsets(cmd, shape)
+    else:
+        offs, mask = _offsets(ctx, cmd, shape).reshape(-1), _mask(ctx, cmd, shape)
     vals = np.broadcast_to(val, shape).reshape(-1)
-    mask = _mask(ctx, cmd, shape)
     live = np.arange(offs.size) if mask is None else np.flatnonzero(mask.reshape(-1))
     dtype = np_dtype(ins.val.dtype)
     old = np.zeros(offs.size, dtype)

@@ -262,7 +262,7 @@ def test_hints_and_debug_ops():
         CHECK: tt.assume
         CHECK: tt.debug_barrier
         CHECK: tt.assert %{{[0-9]+}} {message = "n too large"}
-        CHECK: tt.print %n {prefix = "n = ", hex = false}
+        CHECK: tt.print %n {prefix = " n =: ", hex = false}
         CHECK: tt.load {{.*}} {cache = ".cg", evict = "evict_last", is_volatile = true}
         CHECK: tt.store {{.*}} {cache = ".wb"}
         CHECK: tt.atomic_rmw {{.*}} {atomic_rmw_op = "fadd", sem = "relaxed", scope = "cta"}

@@ -166,11 +166,6 @@ class CppListing:
             store = f"*{n(op.ptr)} = {n(op.value)};"
             self.line(f"if ({n(op.mask)}) {store}" if op.mask is not None else store)
             return
-        if op.name == Op.PRINT:
-            for v in op.operands:
-                if not v.type.is_block():
-                    self.line(f"mtia::device_print({json.dumps(str(op.attrs.get('prefix', '')))}, {n(v)});")
-            return
         if op.name == Op.DEBUG_BARRIER:
             self.line("mtia::fence();")
             return

@@ -65,8 +65,15 @@ def _scatter(g, op) -> None:
 
 
 def _atomic(g, op) -> None:
-    g.e.emit(dma.DmaAtomic, op=op.attrs["kind"], dst=g.out_tile(op), base=g.reg(op.ptr),
+    g.e.emit(dma.DmaAtomic, op=op.attrs["kind"], dst=g.out_tile(op) if op.results else None, base=g.reg(op.ptr),
              offsets=g.tile(op.offsets, op), val=g.tile(op.value, op), mask=_mask(g, op))
+
+
+def _atomic_box(g, op) -> None:
+    val = g.tile(op.value, op)
+    g.e.emit(dma.DmaAtomic, _where(op), op=op.attrs["kind"], dst=g.out_tile(op) if op.results else None,
+             base=g.reg(op.ptr), offsets=None, val=val, strides=g.xlist(op.strides),
+             valid=g.valid(op.valid, val.shape), unaligned=int(bool(op.attrs.get("unaligned"))))
 
 
 def _cas(g, op) -> None:
@@ -75,4 +82,5 @@ def _cas(g, op) -> None:
 
 
 LOWER = {mtia.LOAD_BOX: _load_box, mtia.STORE_BOX: _store_box, mtia.GATHER: _gather, mtia.LOAD_ROWS: _load_rows,
-         mtia.SCATTER: _scatter, mtia.ATOMIC: _atomic, mtia.CAS: _cas}
+         mtia.SCATTER: _scatter, mtia.ATOMIC: _atomic,
+         mtia.ATOMIC_BOX: _atomic_box, mtia.CAS: _cas}

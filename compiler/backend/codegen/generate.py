@@ -493,18 +493,9 @@ class Codegen:
     def device_assert(self, op: Operation, flag: VReg) -> None:
         self.e.emit(sync.DbgAssert, rs1=flag, msg=str(op.attrs.get("message", "assertion failed")))
 
-    def print_(self, op: Operation) -> None:
-        prefix = op.attrs.get("prefix", "")
-        for v in op.operands:
-            if v.type.is_block():
-                continue
-            r = self.reg(v)
-            self.e.emit(sync.DbgPrint, fmt=str(prefix), rs1=r, kind=r.cls)
-        self.listing.scalar_op(op)
-
 
 Codegen.STRUCTURE = {Op.FOR: Codegen.for_, Op.IF: Codegen.if_, Op.WHILE: Codegen.while_, Op.RETURN: Codegen.return_}
-Codegen.CORE = {Op.LOAD: Codegen.scalar_load, Op.STORE: Codegen.scalar_store, Op.PRINT: Codegen.print_,
+Codegen.CORE = {Op.LOAD: Codegen.scalar_load, Op.STORE: Codegen.scalar_store,
                 Op.ASSERT: Codegen.assert_, Op.DEBUG_BARRIER: Codegen.barrier, Op.ASSUME: Codegen.nothing,
                 Op.CONSTANT: Codegen.nothing, mtia.CB: Codegen.nothing}
 # engine -> {op name -> lowering}; "view" and "uniform" move no data (readers see the source's tile

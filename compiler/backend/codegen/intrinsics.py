@@ -19,7 +19,7 @@ HEADER = Path(__file__).with_name("mtia_intrinsics.h")
 ENGINE_UNITS = ("dma", "dpe", "se", "re", "mlu")
 
 # field kind -> C++ type of the struct member
-_TYPES = {fields.TileKind: "tile", fields.OptTile: "tile", fields.Src: "src", fields.XReg: "xreg",
+_TYPES = {fields.TileKind: "tile", fields.OptTile: "tile", fields.Src: "src", fields.OptSrc: "src", fields.XReg: "xreg",
           fields.XOrImm: "int64_t", fields.Imm: "int64_t", fields.FImm: "double", fields.FOrImm: "double",
           fields.XList: "xlist", fields.IntList: "std::initializer_list<int>"}
 
@@ -74,7 +74,6 @@ int32_t num_programs(int axis);
 int32_t pe_id();
 void fence();
 void device_assert(bool cond, const char* message);
-void device_print(const char* prefix, double value);
 void cb_pop(const buffer& cb);                       // drop the oldest slot of a CB
 template <class T> T cb_read(const buffer& cb);      // wait for a slot, load its first element
 // a strip-mined RVV loop over whole tiles: out = a <op> b (a scalar operand uses the .vx form)

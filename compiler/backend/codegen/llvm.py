@@ -202,12 +202,6 @@ class LlvmListing:
         if name == Op.STORE:
             self._guarded(op.mask, lambda: self.inst(f"store {self.typed(op.value)}, ptr {self.value(op.ptr)}"))
             return
-        if name == Op.PRINT:
-            for v in op.operands:
-                if not v.type.is_block():
-                    self.call("void", "mtia.device.print", [self.string(str(op.attrs.get("prefix", ""))),
-                                                            self.typed(v)])
-            return
         if name == Op.DEBUG_BARRIER:
             self.call("void", "mtia.fence", [], "")
             return

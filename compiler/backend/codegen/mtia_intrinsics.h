@@ -48,7 +48,6 @@ int32_t num_programs(int axis);
 int32_t pe_id();
 void fence();
 void device_assert(bool cond, const char* message);
-void device_print(const char* prefix, double value);
 void cb_pop(const buffer& cb);                       // drop the oldest slot of a CB
 template <class T> T cb_read(const buffer& cb);      // wait for a slot, load its first element
 // a strip-mined RVV loop over whole tiles: out = a <op> b (a scalar operand uses the .vx form)
@@ -91,8 +90,8 @@ void dma_scatter(const dma_scatter_args&);
 struct dma_rows_args { tile dst; xreg base; tile index; int64_t row_stride; int64_t valid_cols = 0; double pad = 0.0; tile mask = {}; xlist wrap = {}; };
 void dma_rows(const dma_rows_args&);
 
-// dma.atomic: For each element i in row-major order where mask[i]: old = mem[a]; mem[a] = op(old, val[i]) with a = base + offsets[i] * itemsize; dst[i] = old (dst may be none). Atomic with respect to every other PE: the read-modify-write happens at the memory in one step.
-struct dma_atomic_args { const char* op; tile dst; xreg base; tile offsets; tile val; tile mask = {}; };
+// dma.atomic: For each element i in row-major order where mask[i]: old = mem[a]; mem[a] = op(old, val[i]) with a = base + offsets[i] * itemsize; dst[i] = old (dst may be none). Without offsets (and mask) the addresses are a box, as dma.out's: a = base + sum_k(i_k * strides[k]) * itemsize for every index i of val's box with i_k < valid[k] (all of it when valid is empty), in row-major order; dst[i] = 0 elsewhere (unaligned as for dma.out). Atomic with respect to every other PE: each element's read-modify-write happens at the memory in one step.
+struct dma_atomic_args { const char* op; tile dst; xreg base; tile offsets; tile val; tile mask = {}; xlist strides = {}; xlist valid = {}; int64_t unaligned = 0; };
 void dma_atomic(const dma_atomic_args&);
 
 // dma.cas: For each element i in row-major order: old = mem[a]; if old == cmp[i]: mem[a] = val[i]; dst[i] = old, with a = base + offsets[i] * itemsize. Atomic like dma.atomic.
@@ -354,5 +353,9 @@ void se_select_box(const se_select_box_args&);
 // se.fma: out = a * b + c, rounded once.
 struct se_fma_args { tile out; src a; src b; src c; };
 void se_fma(const se_fma_args&);
+
+// dbg.print: tl.device_print of one operand, printed on the host: a line for each element of value (a tile, in row-major order) or one for a scalar (a register or an immediate), of `dtype`, as `print_lines` writes them: `pid (x, y, z) idx (i, ...)<prefix>(operand k) <value>`, with `(operand k) ` only when the print has more than one (`operands`), values in hexadecimal when `hex`. With value none (operands=0) one line, `pid (x, y, z)<prefix>`. A command of the SE, so that a program's prints come in its program order, each once the values it prints are computed.
+struct dbg_print_args { const char* prefix; src value; const char* dtype; int64_t operand = 0; int64_t operands = 1; int64_t hex = 0; };
+void dbg_print(const dbg_print_args&);
 
 }  // namespace mtia

@@ -6,7 +6,7 @@ broadcasts; the result is a push of its storage, or an in-place `acc` update.
 from __future__ import annotations
 
 from isa import scalar as riscv
-from isa import se
+from isa import se, sync
 from isa.types import Tile
 
 from ...ir import Op
@@ -131,7 +131,21 @@ def _iota(g, op) -> None:
     g.e.emit(se.SeIota, out=g.out_tile(op), start=op.attrs["start"])
 
 
-LOWER = {Op.CONSTANT: _fill, Op.SPLAT: _fill, Op.CMPI: _compare, Op.CMPF: _compare, Op.SELECT: _select,
+def _print(g, op) -> None:
+    """tl.device_print: a dbg.print of each operand (a tile, or a scalar's register or immediate), or one of
+    the prefix alone; the SE runs them in its order, each once its tile is computed."""
+    prefix, hex = str(op.attrs.get("prefix", "")), int(bool(op.attrs.get("hex")))
+    if not op.operands:
+        g.e.emit(sync.DbgPrint, prefix=prefix, value=None, dtype="i32", operands=0)
+    for k, v in enumerate(op.operands):
+        if v.type.scalar.is_ptr():
+            raise g.error(op, "printing pointers is not supported by the MTIA backend (print an offset)")
+        src = g.tile(v, op) if v.type.is_block() else g.scalar_src(v)
+        g.e.emit(sync.DbgPrint, prefix=prefix, value=src, dtype=v.type.scalar.ir, operand=k,
+                 operands=len(op.operands), hex=hex)
+
+
+LOWER = {Op.CONSTANT: _fill, Op.PRINT: _print, Op.SPLAT: _fill, Op.CMPI: _compare, Op.CMPF: _compare, Op.SELECT: _select,
          mtia.SELECT_BOX: _select_box,
          Op.FMA: _fma, Op.BITCAST: _bitcast, Op.MAKE_RANGE: _iota,
          **{n: _unary for n in UNARY}, **{n: _binary for n in BINARY}, **{n: _cast for n in CASTS}}

@@ -25,7 +25,7 @@ SMALL_FILL_BYTES = 64
 # volatile load never leaves: other programs may write what it reads (a spin-wait on a flag).
 MEMORY_READS = (Op.LOAD, Op.DESCRIPTOR_LOAD)
 MEMORY_WRITES = (Op.STORE, Op.ATOMIC_RMW, Op.ATOMIC_CAS, Op.DESCRIPTOR_STORE,
-                 mtia.STORE_BOX, mtia.SCATTER, mtia.ATOMIC, mtia.CAS)
+                 mtia.STORE_BOX, mtia.SCATTER, mtia.ATOMIC, mtia.ATOMIC_BOX, mtia.CAS)
 
 
 def _defined_inside(v, loop: Operation) -> bool:

@@ -453,11 +453,12 @@ def _scalar_to_block(b: Builder, v: Value) -> Value:
     return v if v.type.is_block() else b.create1(Op.SPLAT, [v], v.type.with_shape((1,)))
 
 
-def _lower_atomic(op: Operation) -> None:
+def _lower_atomic(op: Operation, lm: LowerMemory) -> None:
     b = Builder()
     b.set_insertion_point_before(op)
     b.loc = op.loc
     scalar = not op.ptr.type.is_block()
+    used = bool(op.result.uses)           # an unused result gets no tile: the DMA writes back no old values
     ptr = _scalar_to_block(b, op.ptr)
     if op.name == Op.ATOMIC_CAS:
         cmp, val = _scalar_to_block(b, op.cmp), _scalar_to_block(b, op.val)
@@ -466,12 +467,26 @@ def _lower_atomic(op: Operation) -> None:
     else:
         val = _scalar_to_block(b, op.val)
         mask = op.mask
-        if mask is not None:
-            mask = _scalar_to_block(b, mask)
-        root, offs = split_pointer(b, ptr)
         kind = _RMW[op.attrs["atomic_rmw_op"]]
-        res = b.create1(mtia.ATOMIC, [root, offs, val] + ([mask] if mask is not None else []), val.type,
-                        {"kind": kind})
+        aff, box = _box_form(ptr, mask, lm) if not scalar else (None, None)
+        results = [val.type] if used else []
+        if aff is not None and aff.root is not None and box is not None and aff.remap is None:
+            # an affine block of pointers under a box mask: a box of addresses, like tl.store's, with no
+            # tile of offsets or mask in the local store (the elements still update one by one at memory)
+            p, strides, valid = _box_operands(b, aff, box, tuple(ptr.type.shape))
+            isz = ptr.type.scalar.element_ty.itemsize
+            res = b.create(mtia.ATOMIC_BOX, [p, val, *strides, *valid], results,
+                           {"kind": kind, "rank": len(strides), "unaligned": not _box_aligned(aff, isz, lm.align_bytes)})
+        else:
+            if mask is not None:
+                mask = _scalar_to_block(b, mask)
+            root, offs = split_pointer(b, ptr)
+            res = b.create(mtia.ATOMIC, [root, offs, val] + ([mask] if mask is not None else []), results,
+                           {"kind": kind})
+        if not used:
+            op.erase()
+            return
+        res = res.results[0]
     if scalar:
         res = b.create1(mtia.TO_SCALAR, [res], op.result.type)
     op.result.replace_all_uses_with(res)
@@ -628,6 +643,7 @@ def _widen(b: Builder, v: Value) -> Value:
     return b.create1(Op.EXTUI if t.scalar.is_int_unsigned() else Op.EXTSI, [v], _offs_type(i64, t.shape))
 
 
-_BOX_HANDLERS = {Op.LOAD: _lower_load, Op.STORE: _lower_store}
-_HANDLERS = {Op.ATOMIC_RMW: _lower_atomic, Op.ATOMIC_CAS: _lower_atomic, Op.DESCRIPTOR_LOAD: _lower_desc_load,
+_BOX_HANDLERS = {Op.LOAD: _lower_load, Op.STORE: _lower_store, Op.ATOMIC_RMW: _lower_atomic,
+                 Op.ATOMIC_CAS: _lower_atomic}
+_HANDLERS = {Op.DESCRIPTOR_LOAD: _lower_desc_load,
              Op.DESCRIPTOR_STORE: _lower_desc_store}

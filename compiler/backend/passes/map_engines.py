@@ -94,6 +94,8 @@ def _reader(use, engines) -> str | None:
         return None
     if use.op.name == Op.DOT and use.index < 2:
         return "dpe"
+    if use.op.name == Op.PRINT:
+        return "print"          # the SE's print reads every element: a whole tile, no uniform or broadcast view
     return engines.get(use.op)
 
 

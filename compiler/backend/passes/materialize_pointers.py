@@ -110,9 +110,11 @@ def _memory(b: Builder, op: Operation, pointee) -> None:
         b.create(mtia.SCATTER, [null, offs, op.value] + ([op.mask] if op.mask is not None else []), [])
     elif name == Op.ATOMIC_RMW:
         from .lower_memory import _RMW
-        val = b.create1(mtia.ATOMIC, [null, offs, op.val] + ([op.mask] if op.mask is not None else []),
-                        op.result.type, {"kind": _RMW[op.attrs["atomic_rmw_op"]]})
-        op.result.replace_all_uses_with(val)
+        used = bool(op.result.uses)          # no tile of old values nobody reads
+        res = b.create(mtia.ATOMIC, [null, offs, op.val] + ([op.mask] if op.mask is not None else []),
+                       [op.result.type] if used else [], {"kind": _RMW[op.attrs["atomic_rmw_op"]]})
+        if used:
+            op.result.replace_all_uses_with(res.results[0])
     else:
         val = b.create1(mtia.CAS, [null, offs, op.cmp, op.val], op.result.type)
         op.result.replace_all_uses_with(val)
