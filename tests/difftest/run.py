@@ -8,6 +8,7 @@ them a tolerance (inexact float work), and then within it.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import sys
@@ -18,6 +19,7 @@ import numpy as np
 
 from compiler.errors import CompilationError
 from simulator import use_config
+from simulator.config import load_config
 
 from .generate import INPUT_BOUND, Case
 from .types import np_dtype
@@ -85,12 +87,19 @@ def arguments(case: Case, arrays: dict) -> dict:
             for a in case.arrays}
 
 
+@functools.cache
+def small_config():
+    """The mtia-small config, read once: parsing its YAML for every launch took as long as the rest of
+    a kernel's check (a config object is not changed by a launch)."""
+    return load_config("mtia-small")
+
+
 def run_on(case: Case, executor: str) -> dict:
     kernel = load_kernel(case.source)
     arrays = inputs(case)
     args = list(arguments(case, arrays).values()) + list(case.scalars.values())
     if executor == "mtia":
-        with use_config("mtia-small"):
+        with use_config(small_config()):
             kernel[(case.grid,)](*args, executor="mtia")
     else:
         kernel[(case.grid,)](*args, executor=executor)
