@@ -26,7 +26,8 @@ CI_SETTINGS = settings(max_examples=CI_EXAMPLES, deadline=None, database=None, d
                                               HealthCheck.filter_too_much])
 
 
-@pytest.mark.parametrize("pinned", PINNED, ids=[p.name for p in PINNED])
+@pytest.mark.parametrize("pinned", [pytest.param(p, id=p.name, marks=[pytest.mark.xfail(
+    reason=f"waits for {p.waits_for}", strict=False)] if p.waits_for else []) for p in PINNED])
 def test_pinned_disagreement_stays_closed(pinned):
     check(pinned.case)
 

@@ -310,10 +310,10 @@ def conversion_cases(draw) -> Case:
     ref.append("    return out")
     params = [f"{a.name}_ptr" for a in arrays]
     return Case(_source(params, body), arrays, {}, grid, _seed(draw),
-                reference=_CONVERT + "\n".join(ref) + "\n")
+                reference=CONVERT_REFERENCE + "\n".join(ref) + "\n")
 
 
-_CONVERT = '''def convert(x, to):
+CONVERT_REFERENCE = '''def convert(x, to):
     """float -> int: truncate toward zero, saturate (infinities too), NaN -> 0."""
     lo, hi = {"i8": (-128, 127), "i16": (-32768, 32767), "i32": (-2 ** 31, 2 ** 31 - 1), "u8": (0, 255),
               "u32": (0, 2 ** 32 - 1)}[to]
