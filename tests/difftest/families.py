@@ -51,7 +51,7 @@ def overlap_cases(draw) -> Case:
     body = ["pid = tl.program_id(0)",
             f"ar = tl.arange(0, {B})",
             f"base = pid * {B}",
-            f"v = tl.load(x0_ptr + base + ar)",
+            "v = tl.load(x0_ptr + base + ar)",
             "acc = tl.load(x0_ptr + base)",
             "tl.store(buf_ptr + base + ar, v)"]     # every element of the tile is written before any read
 
@@ -122,13 +122,13 @@ VIEWS = [("a.reshape({R}, {C})[:, ::-1]", 1, True),
 
 def _view(draw, R, C, writable):
     """(view expression, base size, element strides) of a drawn view shaped (R, C)."""
-    expr, factor, can_write = draw(st.sampled_from([v for v in VIEWS if v[2] or not writable]))
+    expr, factor, _ = draw(st.sampled_from([v for v in VIEWS if v[2] or not writable]))
     expr = expr.format(R=R, C=C)
     if factor:
         size = R * C * factor
     else:                       # a broadcast: the base holds the one row, column or element it repeats
         size = C if "reshape(1, " in expr else R if f"reshape({R}, 1)" in expr else 1
-    v = eval(expr, {"np": np, "a": np.empty(size, np.int8)})  # noqa: S307 - our own table
+    v = eval(expr, {"np": np, "a": np.empty(size, np.int8)})  # our own table
     assert v.shape == (R, C), (expr, v.shape)
     return expr, size, tuple(int(s) for s in v.strides)        # int8: bytes are elements
 
@@ -229,7 +229,7 @@ FLOAT_VALUES = [0.0, -0.0, 0.5, -1.25, 3.0, 0.1, 1 / 3]
 
 
 def _np_scalar(draw, kind: str):
-    cls = eval(kind, {"np": np})  # noqa: S307 - our own table
+    cls = eval(kind, {"np": np})  # our own table
     span = NP_SCALARS[kind]
     if kind == "np.bool_":
         return cls(draw(st.booleans()))
@@ -293,7 +293,7 @@ def conversion_cases(draw) -> Case:
                Array("out2", to, grid, True)]
     body += [f"v = tl.load(x0_ptr + {ar})", f"tl.store(out1_ptr + {ar}, v.to({tl_name(to)}))",
              f"s = tl.load(x0_ptr + pid * {B} + {k})", f"tl.store(out2_ptr + pid, s.to({tl_name(to)}))"]
-    ref += [f"    x = inp['x0'].astype(np.float64)",
+    ref += ["    x = inp['x0'].astype(np.float64)",
             f"    out['out1'] = convert(x, {to!r})",
             f"    out['out2'] = convert(x[{k}::{B}], {to!r})"]
     if draw(st.booleans()):
@@ -304,7 +304,7 @@ def conversion_cases(draw) -> Case:
         body += [f"w = tl.load(x3_ptr + {ar})", f"tl.store(out4_ptr + {ar}, w.to({tl_name(ito)}))",
                  f"sw = tl.load(x3_ptr + pid * {B} + {k})", f"tl.store(out5_ptr + pid, sw.to({tl_name(ito)}))"]
         if ito != "bf16":                   # ints up to 2**32 are exact in f64: one rounding to the result
-            ref += [f"    w = inp['x3'].astype(np.float64)",
+            ref += ["    w = inp['x3'].astype(np.float64)",
                     f"    out['out4'] = w.astype(np.{np.dtype(np_dtype(ito)).name})",
                     f"    out['out5'] = w[{k}::{B}].astype(np.{np.dtype(np_dtype(ito)).name})"]
     ref.append("    return out")
