@@ -29,11 +29,16 @@ COMPARES = ("<", "<=", ">", ">=", "==", "!=")
 
 @dataclass
 class Array:
-    """A kernel argument array: its name, dtype, element count and whether the kernel writes it."""
+    """A kernel argument array: its name, dtype, element count and whether the kernel writes it.
+    `view`, when given, is a numpy expression of `a`, the array of `size` elements, that makes the
+    argument actually passed (a reversed or broadcast view, say); `special`, values mixed into an
+    input (NaN, infinities, extremes)."""
     name: str
     dtype: str
     size: int
     output: bool = False
+    view: str = ""
+    special: tuple = ()
 
 
 @dataclass
@@ -47,10 +52,15 @@ class Case:
     grid: int
     seed: int
     tolerances: dict = field(default_factory=dict)   # output name -> atol (absent: exact)
+    # Python source of `reference(inp, args, scalars)`: what numpy says some outputs must hold (name ->
+    # the whole array), for what both executors could get wrong alike; "" where the executors only
+    # have each other to compare with
+    reference: str = ""
 
     def describe(self) -> str:
-        args = ", ".join(f"{a.name}: {a.dtype}[{a.size}]" for a in self.arrays)
-        return f"grid ({self.grid},), {args}, scalars {self.scalars}, seed {self.seed}\n{self.source}"
+        args = ", ".join(f"{a.name}: {a.dtype}[{a.size}]" + (f" as {a.view}" if a.view else "") for a in self.arrays)
+        ref = f"\n{self.reference}" if self.reference else ""
+        return f"grid ({self.grid},), {args}, scalars {self.scalars}, seed {self.seed}\n{self.source}{ref}"
 
 
 class Builder:

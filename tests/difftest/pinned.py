@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from .families import CONVERT_REFERENCE, FLOAT_SPECIALS
 from .generate import Array, Case
 
 HEADER = '''import compiler as triton
@@ -21,12 +24,19 @@ class Pinned:
     name: str
     why: str
     case: Case
+    waits_for: str = ""     # the fix that closes it, while not merged (the test expects a failure till then)
 
 
 def _case(body: str, arrays: list, scalars=None, grid: int = 1, tolerances=None) -> Case:
     params = ", ".join(f"{a.name}_ptr" for a in arrays)
     source = HEADER + f"def kernel({params}, n, nt, s0, f0):\n" + body
     return Case(source, arrays, dict(SCALARS, **(scalars or {})), grid, 7, tolerances or {})
+
+
+def _family_case(source: str, arrays: list, scalars: dict, reference: str = "") -> Case:
+    """A special family's minimal kernel (families.py): its own signature, one program, seed 0."""
+    return Case('import compiler as triton\nimport compiler.language as tl\n\n\n' + source, arrays, scalars, 1, 0,
+                reference=reference)
 
 
 PINNED = [
@@ -147,4 +157,78 @@ PINNED = [
     tl.store(out8_ptr + (pid * 16 + tl.arange(0, 16))[:, None] * 16 + tl.arange(0, 16)[None, :], v0)
 ''', [Array("x0", "bf16", 256), Array("x6", "f16", 256), Array("out7", "f32", 256, True),
       Array("out8", "bf16", 256, True)])),
+    # the special families' first finds (issue 32), each shrunk by `python -m difftest --families NAME`
+    Pinned("scalar_load_after_a_block_store_of_its_element",
+           "Family overlap (batch seed 100): the scalar load of buf[0] ran on MTIA before the block store that "
+           "wrote it, and read the NaN poison.",
+           _family_case('''@triton.jit(do_not_specialize=['nt', 's0'])
+def kernel(x0_ptr, buf_ptr, out0_ptr, out1_ptr, nt, s0):
+    pid = tl.program_id(0)
+    ar = tl.arange(0, 16)
+    base = pid * 16
+    v = tl.load(x0_ptr + base + ar)
+    acc = tl.load(x0_ptr + base)
+    tl.store(buf_ptr + base + ar, v)
+    s = tl.load(buf_ptr + base + 0)
+    acc = acc + s
+    v = v + s
+    tl.store(out0_ptr + base + ar, v)
+    tl.store(out1_ptr + pid, acc)
+''', [Array("x0", "f32", 16), Array("buf", "f32", 16, True), Array("out0", "f32", 16, True),
+      Array("out1", "f32", 1, True)], {"nt": 0, "s0": 0}),
+           waits_for="fix/order"),
+    Pinned("negative_stride_view_indexed_with_its_strides",
+           "Family strides (batch seed 101): a[:, ::-1] passed as an argument; both executors got the address of "
+           "its lowest byte instead of its first element, so reading it with its own strides (4, -1) started "
+           "before the array (an out-of-bounds error on both).",
+           _family_case('''@triton.jit(do_not_specialize=['n'])
+def kernel(x0_ptr, out1_ptr, sx0, sx1, n):
+    v = tl.load(x0_ptr + tl.arange(0, 1)[:, None] * sx0 + tl.arange(0, 4)[None, :] * sx1)
+    tl.store(out1_ptr + tl.arange(0, 1)[:, None] * 4 + tl.arange(0, 4)[None, :], v)
+''', [Array("x0", "f32", 4, view="a.reshape(1, 4)[:, ::-1]"), Array("out1", "f32", 4, True)],
+               {"sx0": 4, "sx1": -1, "n": 0},
+               "def reference(inp, args, scalars):\n    return {'out1': np.array(args['x0']).reshape(-1)}\n"),
+           waits_for="fix/runtime"),
+    Pinned("block_offsets_that_wrap_in_i32",
+           "Family wrap (batch seed 102): a - (pid * 16 + arange) + b with a = -2**31, b = -2**31 + 15 is "
+           "15 - arange only after the i32 wrap; MTIA computed the offsets without it and loaded far "
+           "outside the array.",
+           _family_case('''@triton.jit(do_not_specialize=['a', 'b'])
+def kernel(x0_ptr, out1_ptr, a, b):
+    pid = tl.program_id(0)
+    offs = (a - (pid * 16 + tl.arange(0, 16)))
+    idx = offs + b
+    v = tl.load(x0_ptr + idx)
+    tl.store(out1_ptr + (pid * 16 + tl.arange(0, 16)), v)
+''', [Array("x0", "f32", 16), Array("out1", "f32", 16, True)], {"a": -2 ** 31, "b": -2 ** 31 + 15}),
+           waits_for="fix/wrap"),
+    Pinned("numpy_bool_scalar_argument",
+           "Family npscalars (batch seed 103): np.False_ as a scalar argument; MTIA's launch failed with "
+           "'int() argument must be ... not NoneType' (the interpreter runs it).",
+           _family_case('''@triton.jit
+def kernel(x0_ptr, out1_ptr, out2_ptr, a0):
+    pid = tl.program_id(0)
+    ar = pid * 16 + tl.arange(0, 16)
+    acc = tl.load(x0_ptr + ar) + a0.to(tl.float32)
+    if a0 != 0:
+        acc = acc * 2.0
+    tl.store(out1_ptr + ar, acc)
+    tl.store(out2_ptr + pid, pid.to(tl.float32) * 0.5 + a0.to(tl.float32))
+''', [Array("x0", "f32", 16), Array("out1", "f32", 16, True), Array("out2", "f32", 1, True)],
+               {"a0": np.False_}),
+           waits_for="fix/runtime"),
+    Pinned("float_to_int8_of_specials_saturates",
+           "Family convert (batch seed 104): f32 -> int8 of +inf gave 0 on both executors (numpy's rule: 127), "
+           "NaN and out-of-range values differed between them.",
+           _family_case('''@triton.jit
+def kernel(x0_ptr, out1_ptr, out2_ptr):
+    pid = tl.program_id(0)
+    v = tl.load(x0_ptr + (pid * 16 + tl.arange(0, 16)))
+    tl.store(out1_ptr + (pid * 16 + tl.arange(0, 16)), v.to(tl.int8))
+    s = tl.load(x0_ptr + pid * 16 + 0)
+    tl.store(out2_ptr + pid, s.to(tl.int8))
+''', [Array("x0", "f32", 16, special=FLOAT_SPECIALS), Array("out1", "i8", 16, True), Array("out2", "i8", 1, True)],
+               {}, CONVERT_REFERENCE + "def reference(inp, args, scalars):\n    x = inp['x0'].astype(np.float64)\n"
+               "    return {'out1': convert(x, 'i8'), 'out2': convert(x[:1], 'i8')}\n"),
+           waits_for="fix/wrap"),
 ]

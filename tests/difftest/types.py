@@ -23,10 +23,15 @@ DTYPES = {
     "f16": ("tl.float16", np.float16, 6.0e4),
     "bf16": ("tl.bfloat16", ml_dtypes.bfloat16, 1.0e30),
     "f32": ("tl.float32", np.float32, 1.0e30),
+    # only in the special families (tests/difftest/families.py), never drawn by the main generator
+    "i64": ("tl.int64", np.int64, 2 ** 63),
+    "u16": ("tl.uint16", np.uint16, 2 ** 16 - 1),
+    "f64": ("tl.float64", np.float64, 1.0e300),
 }
 INTS = ("i8", "i16", "i32", "u8", "u32")
 FLOATS = ("f16", "bf16", "f32")
-BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "u8": 8, "u32": 32, "f16": 16, "bf16": 16, "f32": 32}
+BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "u8": 8, "u32": 32, "f16": 16, "bf16": 16, "f32": 32,
+        "i64": 64, "u16": 16, "f64": 64}
 
 
 def is_int(d: str) -> bool:
