@@ -158,10 +158,13 @@ class AstToIR(ast.NodeVisitor):
             return
         value = self.visit(node.value)
         if is_constexpr:
-            if isinstance(_unwrap(value), tensor):
-                raise CompileTimeError(f"Cannot assign a runtime value to constexpr '{ast.unparse(node.target)}'")
             if not isinstance(node.target, ast.Name):
                 raise _Unsupported("constexpr annotations are only supported on plain names")
+            if isinstance(_unwrap(value), tensor):
+                # Triton keeps a runtime value as it is (code_generator's normalize_value): the annotation
+                # only keeps a number from becoming a runtime scalar
+                self.assign(node.target, value)
+                return
             self.scope[node.target.id] = constexpr(value)
             return
         self.assign(node.target, value)
@@ -185,10 +188,9 @@ class AstToIR(ast.NodeVisitor):
     def assign(self, target, value) -> None:
         if isinstance(target, ast.Name) and target.id in self.pending_constexprs:
             self.pending_constexprs.discard(target.id)
-            if isinstance(_unwrap(value), tensor):
-                raise CompileTimeError(f"Cannot assign a runtime value to constexpr '{target.id}'")
-            self.scope[target.id] = constexpr(value)
-            return
+            if not isinstance(_unwrap(value), tensor):      # a runtime value stays one, as in Triton
+                self.scope[target.id] = constexpr(value)
+                return
         if isinstance(target, ast.Name):
             value = self.sanitize(value)
             if isinstance(value, tensor) and value.handle.name_hint is None and hasattr(value.handle, "op"):
