@@ -17,16 +17,21 @@ class CompilationError(TritonError):
     """
 
     def __init__(self, message: str, file: str | None = None, line: int | None = None, col: int | None = None,
-                 source_line: str | None = None):
+                 source_line: str | None = None, note: str | None = None):
         self.error_message = message
         self.file, self.line, self.col = file, line, col
         self.source_line = source_line
+        self.note = note            # lines shown after the caret: where in a called @jit helper it arose
         super().__init__(self._format())
 
     def _format(self) -> str:
         if self.file is None:
             return self.error_message
-        head = f"{self.file}:{self.line}:{self.col}: error: {self.error_message}"
+        return self.where(f"error: {self.error_message}") + (f"\n{self.note}" if self.note else "")
+
+    def where(self, label: str) -> str:
+        """`file:line:col: label`, the source line and a caret under the column."""
+        head = f"{self.file}:{self.line}:{self.col}: {label}"
         if self.source_line is None:
             return head
         text = self.source_line.rstrip("\n")

@@ -23,13 +23,6 @@ def tile_from_shape(x_ptr, out_ptr, SHAPE: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, total), tl.reshape(x, (total,)))
 
 
-@triton.jit
-def runtime_into_declared(x_ptr):
-    n: tl.constexpr
-    n = tl.load(x_ptr)
-    tl.store(x_ptr, n)
-
-
 @pytest.mark.parametrize("executor", EXECUTORS)
 @pytest.mark.parametrize("shape", [(4, 8), (16, 2)])
 def test_declared_constexprs_take_a_constexpr_tuples_elements(executor, shape):
@@ -37,9 +30,3 @@ def test_declared_constexprs_take_a_constexpr_tuples_elements(executor, shape):
     out = np.full(x.size, np.nan, np.float32)
     launch(tile_from_shape, (1,), x, out, SHAPE=shape, executor=executor)
     np.testing.assert_array_equal(out, (x + 1.0).ravel())
-
-
-def test_a_runtime_value_into_a_declared_constexpr_is_refused_at_its_line():
-    with pytest.raises(triton.CompilationError, match="Cannot assign a runtime value to constexpr 'n'") as e:
-        runtime_into_declared[(1,)](np.zeros(1, np.float32), executor="interpreter")
-    assert "n = tl.load(x_ptr)" in str(e.value)

@@ -56,6 +56,15 @@ class _Unsupported(CompileTimeError):
     pass
 
 
+class _InHelper(Exception):
+    """A called @jit helper's CompilationError, on its way to the caller's node; `note` says where in
+    the helper (and the helpers it called) it arose."""
+
+    def __init__(self, error: CompilationError, note: str):
+        super().__init__(error.error_message)
+        self.error, self.note = error, note
+
+
 class AstToIR(ast.NodeVisitor):
     def __init__(self, src: FunctionSource, sem, scope: dict, depth: int = 0):
         self.src = src
@@ -73,14 +82,16 @@ class AstToIR(ast.NodeVisitor):
                 return super().visit(node)
             except CompilationError:
                 raise
+            except _InHelper as e:     # an error in a @jit helper this node called: reported here, as Triton does
+                raise self.error(node, e.error.error_message, note=e.note) from _bare(e.error)
             except RecursionError:
                 raise self.error(node, "maximum recursion depth exceeded while compiling") from None
             except Exception as e:   # user errors from the semantic layer, reported at this node
                 raise self.error(node, _message(e)) from _bare(e)
 
-    def error(self, node, msg: str) -> CompilationError:
+    def error(self, node, msg: str, note: str | None = None) -> CompilationError:
         loc = self.src.loc(node)
-        return CompilationError(msg, loc.file, loc.line, loc.col, self.src.line_text(node))
+        return CompilationError(msg, loc.file, loc.line, loc.col, self.src.line_text(node), note)
 
     def generic_visit(self, node):
         raise _Unsupported(f"unsupported AST node type: {type(node).__name__}")
@@ -158,10 +169,13 @@ class AstToIR(ast.NodeVisitor):
             return
         value = self.visit(node.value)
         if is_constexpr:
-            if isinstance(_unwrap(value), tensor):
-                raise CompileTimeError(f"Cannot assign a runtime value to constexpr '{ast.unparse(node.target)}'")
             if not isinstance(node.target, ast.Name):
                 raise _Unsupported("constexpr annotations are only supported on plain names")
+            if isinstance(_unwrap(value), tensor):
+                # Triton keeps a runtime value as it is (code_generator's normalize_value): the annotation
+                # only keeps a number from becoming a runtime scalar
+                self.assign(node.target, value)
+                return
             self.scope[node.target.id] = constexpr(value)
             return
         self.assign(node.target, value)
@@ -185,10 +199,9 @@ class AstToIR(ast.NodeVisitor):
     def assign(self, target, value) -> None:
         if isinstance(target, ast.Name) and target.id in self.pending_constexprs:
             self.pending_constexprs.discard(target.id)
-            if isinstance(_unwrap(value), tensor):
-                raise CompileTimeError(f"Cannot assign a runtime value to constexpr '{target.id}'")
-            self.scope[target.id] = constexpr(value)
-            return
+            if not isinstance(_unwrap(value), tensor):      # a runtime value stays one, as in Triton
+                self.scope[target.id] = constexpr(value)
+                return
         if isinstance(target, ast.Name):
             value = self.sanitize(value)
             if isinstance(value, tensor) and value.handle.name_hint is None and hasattr(value.handle, "op"):
@@ -548,6 +561,8 @@ class AstToIR(ast.NodeVisitor):
             return obj.shape
         if isinstance(base, constexpr) and node.attr == "type":      # a compile-time value's type is its value
             return base.type
+        if isinstance(base, constexpr) and node.attr == "value":     # the value itself, as in Triton (`DT.value`)
+            return _wrap(base.value)
         if is_aggregate(obj):
             return self.aggregate_attribute(obj, node.attr)
         try:
@@ -812,10 +827,14 @@ class AstToIR(ast.NodeVisitor):
         try:
             gen.visit_stmts(src.fndef.body)
         except CompilationError as e:
+            if e.file is None or type(e) is not CompilationError or _in_library(self.src.file):
+                raise
+            if not _in_library(src.file):
+                # an error in a user's helper is reported at the call (the arguments may be its cause, a
+                # dtype passed where a constexpr was meant), with where in the helper it arose, as Triton does
+                raise _InHelper(e, e.where(f"in {src.fndef.name}()") + (f"\n{e.note}" if e.note else ""))
             # an error inside one of the language's own @jit functions (tl.dot_scaled's decoding, ...) is
             # the caller's: reported at the user's call, naming where in the library it arose
-            if e.file is None or not _in_library(src.file) or _in_library(self.src.file):
-                raise
             raise ValueError(f"{e.error_message} (in {src.fndef.name}, {os.path.relpath(e.file, _PACKAGE_ROOT)}:"
                              f"{e.line})") from None
         return gen.scope.get(RET, constexpr(None))
@@ -989,8 +1008,8 @@ def bind_arguments(src: FunctionSource, args, kwargs) -> dict:
             raise CompileTimeError(f"{src.name}() missing required argument '{p.name}'")
         if p.is_constexpr and not isinstance(_unwrap(v), tensor):
             v = constexpr(v)
-        elif isinstance(v, _PY_SCALARS):
-            v = constexpr(v)
+        elif isinstance(v, _PY_SCALARS) or isinstance(v, T.Type):
+            v = constexpr(v)       # a dtype too: Triton's callee gets every non-tensor argument as a constexpr
         scope[p.name] = v
     return scope
 

@@ -22,7 +22,7 @@ import torch
 from torch._dynamo.exc import FailOnRecompileLimitHit
 
 from ..errors import NotSimulatedError
-from . import session
+from . import header, session
 from .backend import mtiasim
 from .report import KernelRun, ModelReport
 
@@ -44,6 +44,7 @@ def simulate(model, *inputs, **kwargs) -> tuple[object, ModelReport]:
     What Dynamo leaves to plain PyTorch (the code around a graph break) is in the report's
     `not_simulated` and `eager_ops`; a run of which Dynamo compiled nothing (it hit its recompile
     limit, or skipped the model's frames) raises `NotSimulatedError`."""
+    header.check_triton_package()        # before Dynamo, which would wrap the error in its own
     fn = compiled(model)
     start = time.perf_counter()
     with session.recording() as report, torch.no_grad(), \

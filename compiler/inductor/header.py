@@ -40,6 +40,17 @@ def check_torch_version() -> None:
                            "unchecked")
 
 
+def check_triton_package() -> None:
+    """Refuse to start without the triton package. Inductor imports its code generation (no kernel runs
+    on it), and without it lowers to stand-ins that fail deep inside ("LoweringException: TypeError:
+    object() takes no arguments"); the `torch` extra alone does not install it."""
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        raise ImportError("compiler.inductor needs the triton package, whose code generation Inductor uses: "
+                          "install the 'inductor' extra (pip install -e '.[inductor]')") from None
+
+
 def swap_header(source: str, kernel_name: str) -> str:
     """The generated module `source` with its triton imports pointing at our compiler."""
     lines = source.split("\n")

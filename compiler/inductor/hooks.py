@@ -32,7 +32,7 @@ from torch._inductor.template_heuristics.triton import CPUConfigHeuristic
 
 from ..errors import CompilationError, KernelRuntimeError
 from . import gemm_configs, session
-from .header import check_torch_version, swap_header
+from .header import check_torch_version, check_triton_package, swap_header
 from .loader import load_module
 
 log = logging.getLogger(__name__)
@@ -115,6 +115,7 @@ def _codegen(original):
 def installed():
     """Inductor generates code for our compiler inside this block (nestable)."""
     check_torch_version()
+    check_triton_package()
     with ExitStack() as stack:
         patch = stack.enter_context
         patch(mock.patch.object(torch.utils._triton, "triton_hash_with_backend", lambda: BACKEND_HASH))

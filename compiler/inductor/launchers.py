@@ -33,7 +33,14 @@ class Launcher:
         self.size_hints = size_hints or {}
         self.fixed = fixed or {}            # a template's or fixed_config's block sizes
         signature = self.triton_meta.get("signature", {})
-        self.arg_names = [n for n, t in signature.items() if t != "constexpr"]
+        # A parameter the kernel does not declare `tl.constexpr` but whose value Inductor knows (a numel
+        # of 1) is "constexpr" in the signature with its value in `constants`, and the wrapper still
+        # passes it, as Triton's launcher takes every parameter but the declared constexprs: we take it
+        # too, and check it is the constant (`bind`)
+        declared = {p.name for p in fn.source.params if p.is_constexpr}
+        self.constants = {n: v for n, v in self.triton_meta.get("constants", {}).items()
+                          if signature.get(n) == "constexpr" and n not in declared}
+        self.arg_names = [n for n, t in signature.items() if t != "constexpr" or n in self.constants]
         self.arg_names += list(self.inductor_meta.get("extra_launcher_args", []))
         self.block_names = [n for n, t in signature.items() if t == "constexpr" and n in _BLOCK_NAMES]
         self.name = self.inductor_meta.get("kernel_name") or fn.__name__
@@ -54,7 +61,12 @@ class Launcher:
         if len(args) != len(self.arg_names):
             raise TypeError(f"Inductor kernel {self.name} takes {len(self.arg_names)} arguments "
                             f"({', '.join(self.arg_names)}), got {len(args)}")
-        return dict(zip(self.arg_names, args))
+        bound = dict(zip(self.arg_names, args))
+        for name, value in self.constants.items():
+            if bound[name] != value:
+                raise ValueError(f"Inductor kernel {self.name} was specialized for {name} = {value!r}, "
+                                 f"got {name} = {bound[name]!r}")
+        return bound
 
     def _numels(self, bound: dict) -> dict:
         numels = {}

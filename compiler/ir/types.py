@@ -45,6 +45,32 @@ class Type:
     def is_tensor_desc(self) -> bool:
         return False
 
+    # The kind predicates of Triton's dtype, false here as they are for Triton's pointer and block types;
+    # ScalarType answers them (and the per-format is_int64(), is_fp8e5(), ... are made below DType)
+    def is_bool(self) -> bool:
+        return False
+
+    def is_int_signed(self) -> bool:
+        return False
+
+    def is_int_unsigned(self) -> bool:
+        return False
+
+    def is_fp8(self) -> bool:
+        return False
+
+    def is_standard_floating(self) -> bool:
+        return False
+
+    @staticmethod
+    def is_const() -> bool:
+        return False   # Triton's const pointers (`tl.const`): none here, stores go through any pointer
+
+    @staticmethod
+    def is_dtype(type_str: str) -> bool:
+        """Whether `type_str` names one of Triton's scalar types ('fp32', 'uint8', ...)."""
+        return type_str in DType.SINT_TYPES + DType.UINT_TYPES + DType.FP_TYPES
+
     @property
     def scalar(self) -> Type:
         """The element type of a block, the type itself otherwise."""
@@ -86,6 +112,21 @@ class DType(Type, metaclass=_DTypeMeta):
     UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
     STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
     FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16"] + STANDARD_FP_TYPES
+
+
+def _is_named(triton_name: str):
+    def predicate(self) -> bool:
+        return str(self) == triton_name
+    predicate.__name__ = predicate.__qualname__ = f"is_{triton_name}"
+    predicate.__doc__ = f"Whether this is the scalar type {triton_name} (a pointer or a block is not)."
+    return predicate
+
+
+# Triton's dtype has a predicate per scalar type (`dtype.is_int64()`, `is_uint8()`, `is_fp8e4nv()`, ...):
+# kernels pick code paths with them, on element types and on pointer or block types alike
+for _name in DType.SINT_TYPES + DType.UINT_TYPES + DType.FP_TYPES:
+    setattr(Type, f"is_{_name}", _is_named(_name))
+del _name
 
 
 @dataclass(frozen=True, eq=True, repr=False)

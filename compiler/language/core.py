@@ -54,6 +54,9 @@ pi32_t = PointerType(int32)   # Triton's name for a pointer to int32
 
 # --- builtins -------------------------------------------------------------------------------------
 
+TRITON_BUILTIN = "__triton_builtin__"    # the attribute that marks a builtin (Triton's name for it)
+
+
 def builtin(fn):
     """Mark a `tl` function as callable inside @jit kernels (it emits IR through the frontend)."""
     @functools.wraps(fn)
@@ -75,10 +78,53 @@ def constexpr_function(fn):
     return fn
 
 
+@constexpr_function
+def get_int_dtype(bitwidth: int, signed: bool) -> DType:
+    """The integer dtype of `bitwidth` bits and the given signedness (1 bit: int1, either way)."""
+    if bitwidth == 1:
+        return int1
+    name = f"{'' if signed else 'u'}int{bitwidth}"
+    if name not in T.BY_TRITON_NAME:
+        raise ValueError(f"there is no {'signed' if signed else 'unsigned'} integer type of {bitwidth} bits "
+                         "(1, 8, 16, 32 or 64)")
+    return T.BY_TRITON_NAME[name]
+
+
+# Triton's triton/language/core.py holds the whole language; ours keeps it in builtins.py, reductions.py,
+# math.py, ... Libraries import from core (`from triton.language.core import static_range, reshape`, often
+# in a try/except that silently drops a helper), so core answers for each name Triton's core defines that
+# `tl` has: looked up in `tl` on first use (core is imported before the modules that define them).
+_FROM_TL = frozenset("""
+    PropagateNan TRITON_MAX_TENSOR_NUMEL add advance aggregate_replace arange associative_scan assume atomic_add
+    atomic_and atomic_cas atomic_max atomic_min atomic_or atomic_xchg atomic_xor broadcast broadcast_to cast cat
+    clamp debug_barrier device_assert device_print dot dot_scaled expand_dims full gather histogram
+    inline_asm_elementwise item join load load_tensor_descriptor make_block_ptr make_tensor_descriptor
+    map_elementwise math max_constancy max_contiguous maximum minimum mul multiple_of num_programs permute
+    program_id range reduce reshape split static_assert static_print static_range store store_tensor_descriptor
+    sub to_tensor trans tuple view where""".split())
+
+
+def __getattr__(name: str):
+    if name in _FROM_TL:
+        from .. import language
+        return getattr(language, name)
+    if name == "must_use_result":            # triton.must_use_result, which Triton defines here
+        from .. import must_use_result
+        return must_use_result
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | _FROM_TL | {"must_use_result"})
+
+
 # --- constexpr ------------------------------------------------------------------------------------
 
 def _unwrap(x):
     return x.value if isinstance(x, constexpr) else x
+
+
+_unwrap_if_constexpr = _unwrap   # Triton's name, which libraries' helpers call
 
 
 def _binop(op, reflected=False):
@@ -164,6 +210,9 @@ class constexpr:
     def type(self) -> "constexpr_type":
         """As in Triton, a compile-time value's type is the value itself (`constexpr_type(3)`)."""
         return constexpr_type(self.value)
+
+
+CONSTEXPR_0 = constexpr(0)
 
 
 class constexpr_type:

@@ -198,3 +198,20 @@ def swizzle2d(i, j, size_i, size_j, size_g):
     rows = minimum(size_i - first_row, size_g)
     within = linear % per_group
     return first_row + within % rows, within // rows
+
+
+# Triton's standard.py also defines these (`from triton.language.standard import zeros_like`); ours are
+# elsewhere in `tl`, looked up there on first use
+_FROM_TL = frozenset("""argmax argmin cdiv cumprod cumsum interleave max min ravel reduce_or sigmoid softmax squeeze
+    sum unsqueeze zeros zeros_like""".split())
+
+
+def __getattr__(name: str):
+    if name in _FROM_TL:
+        from .. import language
+        return getattr(language, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | _FROM_TL)

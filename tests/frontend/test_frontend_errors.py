@@ -230,9 +230,22 @@ def calls_bad_helper_kernel(X):
     tl.store(X, bad_helper(tl.load(X)))
 
 
-def test_error_in_a_called_function_points_at_the_callee():
-    expect(lambda: calls_bad_helper_kernel[(1,)](F32), "MARK-callee", "x // 2.0",
-           "unexpected type fp32 for floordiv; // is only defined for integers")
+def test_error_in_a_called_function_points_at_the_call_then_the_callee():
+    # as in Triton: reported at the call (what it passed may be the cause), the helper's line below it
+    message = "unexpected type fp32 for floordiv; // is only defined for integers"
+    call_line, call_text = where("tl.store(X, bad_helper(")
+    line, text = where("MARK-callee")
+    with pytest.raises(CompilationError) as info:
+        calls_bad_helper_kernel[(1,)](F32)
+    err = info.value
+    call_col = call_text.index("bad_helper(") + 1
+    assert (err.file, err.line, err.col, err.error_message) == (THIS_FILE, call_line, call_col, message)
+    col = text.index("x // 2.0") + 1
+    assert str(err) == (f"{THIS_FILE}:{call_line}:{call_col}: error: {message}\n    {call_text.strip()}\n"
+                        f"    {' ' * (call_col - 1 - call_text.index('tl.store'))}^\n"
+                        f"{THIS_FILE}:{line}:{col}: in bad_helper()\n    {text.strip()}\n"
+                        f"    {' ' * (col - 1 - text.index('return'))}^")
+    assert err.__cause__.__traceback__ is None and err.__cause__.line == line
 
 
 @triton.jit
