@@ -173,6 +173,8 @@ class Machine:
 def _arg_value(decl, v) -> int | float:
     if decl.kind == "float":        # rounded to the argument's type, as Triton passes a Python float as fp32
         return float(np.asarray(v, np_dtype(decl.dtype)))
+    if isinstance(v, np.generic):   # a numpy scalar (np.int64(10), np.bool_): its value (its `.base` is None)
+        return int(v)
     if hasattr(v, "base"):          # an Allocation
         return int(v.base)
     return int(v)
