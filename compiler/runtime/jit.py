@@ -182,7 +182,7 @@ class JITFunction:
 
     def _run(self, args, grid, warmup, _commit, _expect, kwargs):
         options, kwargs = split_launch_options(kwargs, self.arg_names)
-        executor_name = options.extra.pop("executor", None)
+        executor = ex.get_executor(options.extra.pop("executor", None))    # a misspelt one before compiling
         bound = self.bind(args, kwargs)
         values = {n: host_array(v) for n, v in bound.items()}      # torch tensors as numpy views, zero copy
         arrays = {n: v for n, v in values.items() if isinstance(v, np.ndarray)}
@@ -194,7 +194,7 @@ class JITFunction:
         if warmup:
             return compiled
         grid3 = resolve_grid(grid, bound)
-        return launch(compiled, grid3, values, arrays, plan, options, ex.get_executor(executor_name), _commit)
+        return launch(compiled, grid3, values, arrays, plan, options, executor, _commit)
 
 
 def _globals_changed(compiled: CompiledKernel) -> bool:
