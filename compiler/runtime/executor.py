@@ -27,7 +27,7 @@ from simulator.launch import DEFAULT_PE_MAPPING, check_mapping
 class LaunchOptions:
     """Launch keywords: num_warps/num_stages (Triton's, recorded), pe_mapping (how program ids map
     onto the config's PEs: `simulator.launch`), and any other accepted keyword in `extra` (max_steps,
-    numerics, num_ctas, maxnreg, extern_libs, ...)."""
+    max_programs, numerics, num_ctas, maxnreg, extern_libs, ...). num_warps must be a power of 2, as in Triton."""
     num_warps: int = 4
     num_stages: int = 3
     pe_mapping: str = DEFAULT_PE_MAPPING
