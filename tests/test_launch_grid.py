@@ -141,3 +141,24 @@ def test_broadcast_planning_is_bounded_past_plan_max_programs():
         with _time_bound(30), _memory_bound(2 << 30):
             assert broadcast.plan(func, (2**31 - 1, 1, 1), values, buffers, "linear", cfg.num_pes,
                                   cfg.grid.cols) == {}
+
+
+def test_window_planning_is_bounded_past_plan_max_programs():
+    """Whether window boxes stay inside their arrays is worked out for every program at once; past
+    PLAN_MAX_PROGRAMS it cannot be told without allocating with the grid, so the launch takes no windows."""
+    from compiler.backend import window_bounds
+    from compiler.runtime.mtia_executor import _compiled
+    from test_window_gathers import _pairs_kernel
+    arrays = [np.array([1, 2, 3], np.int64), np.array([0, 0, 1], np.int64), np.zeros((8, 4, 4), np.float32),
+              np.zeros((8, 9), np.float32)]
+    compiled = _pairs_kernel.compile(*arrays, 8, 3, F=4, OUT=9, GUARDED=True, OTHER=False, WRITE=False, YB=16, XB=8)
+    with use_config("mtia-small"):
+        cfg = get_config()
+        func = _compiled(compiled, cfg, 3, None)[2].functions[0]
+        assert window_bounds.window_boxes(func)
+        buffers = [SimpleNamespace(address=(i + 1) << 30, end=((i + 1) << 30) + a.nbytes) for i, a in enumerate(arrays)]
+        values = [b.address for b in buffers] + [8, 3]
+        buffers += [None, None]
+        assert window_bounds.inside(func, (1, 1, 1), values, buffers, "linear", cfg.num_pes)
+        with _time_bound(30), _memory_bound(2 << 30):
+            assert not window_bounds.inside(func, (2**31 - 1, 1, 1), values, buffers, "linear", cfg.num_pes)
