@@ -8,7 +8,8 @@ its last (or first) rows would, and the simulator would refuse a valid kernel. S
 span of every window box is worked out for every program (the scalar code outside loops evaluated
 over all program ids at once, backend/broadcast.py) and compared with the buffer its pointer argument
 lies in; when one may leave it, or cannot be told (a box inside a loop or branch, a wrapped or
-clamped row, a grid past broadcast.PLAN_MAX_PROGRAMS programs), the launch runs the program compiled with `index_windows` off: element-wise gathers.
+clamped row, a grid of more than broadcast.PLAN_MAX_PROGRAMS programs), the launch runs the program
+compiled with `index_windows` off: element-wise gathers.
 """
 from __future__ import annotations
 
