@@ -5,6 +5,7 @@ the compiler's reference interpreter through the runtime):
   `tl.mtia.get_pe_id()` is the same on both;
 - the step limit: how many steps one program may take before the launch stops with a
   `StepLimitError` naming the kernel, program id, PE and instruction where it stopped;
+- the program limit: how many programs one launch may have before it is refused, naming the grid;
 - progress: a bar on long launches when stderr is a terminal.
 """
 from __future__ import annotations
@@ -23,6 +24,13 @@ DEFAULT_PE_MAPPING = "linear"
 # does so in seconds on either executor, so a kernel that never ends is stopped in seconds too.
 DEFAULT_MAX_STEPS = 1 << 20
 MAX_STEPS_ENV = "MTIASIM_MAX_STEPS"
+
+# Programs of one launch. Both executors run every program, a few thousand a second for a small one, so
+# 2^24 programs take an hour or more, and the largest grid CUDA allows (2^31 - 1 along x) days; the
+# MTIA executor's placement also keeps 8 bytes a program. A larger grid is refused at once, naming it,
+# instead of running silently for days (or running out of memory); the limit is a launch option.
+DEFAULT_MAX_PROGRAMS = 1 << 24
+MAX_PROGRAMS_ENV = "MTIASIM_MAX_PROGRAMS"
 
 
 def check_mapping(mapping: str) -> str:
@@ -81,19 +89,39 @@ def check_cooperative_grid(cooperative, grid: tuple, num_pes: int) -> None:
 def max_steps(value=None) -> int:
     """The step limit of a launch: `value` (the `max_steps=` launch option), else the environment's
     MTIASIM_MAX_STEPS, else DEFAULT_MAX_STEPS."""
-    source = "max_steps"
+    return _limit(value, "max_steps", MAX_STEPS_ENV, DEFAULT_MAX_STEPS, "steps one program may take")
+
+
+def max_programs(value=None) -> int:
+    """The program limit of a launch: `value` (the `max_programs=` launch option), else the environment's
+    MTIASIM_MAX_PROGRAMS, else DEFAULT_MAX_PROGRAMS."""
+    return _limit(value, "max_programs", MAX_PROGRAMS_ENV, DEFAULT_MAX_PROGRAMS, "programs one launch may have")
+
+
+def _limit(value, option: str, env: str, default: int, what: str) -> int:
+    source = option
     if value is None:
-        value, source = os.environ.get(MAX_STEPS_ENV), MAX_STEPS_ENV
+        value, source = os.environ.get(env), env
         if value is None:
-            return DEFAULT_MAX_STEPS
+            return default
     try:
-        steps = int(value)
-        ok = steps >= 1 and not isinstance(value, bool) and float(value) == steps
+        limit = int(value)
+        ok = limit >= 1 and not isinstance(value, bool) and float(value) == limit
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        raise ValueError(f"{source} must be a positive integer (steps one program may take), got {value!r}")
-    return steps
+        raise ValueError(f"{source} must be a positive integer ({what}), got {value!r}")
+    return limit
+
+
+def check_programs(grid: tuple, limit=None) -> None:
+    """Refuse a grid of more programs than the launch's limit (`max_programs`, see DEFAULT_MAX_PROGRAMS)."""
+    limit = max_programs(limit)
+    n = int(grid[0]) * int(grid[1]) * int(grid[2])
+    if n > limit:
+        raise ValueError(f"the grid {tuple(grid)} has {n:,} programs, more than the {limit:,} a launch may have "
+                         f"(max_programs=, or {MAX_PROGRAMS_ENV}): the simulator runs every program, so this launch "
+                         f"would take about {n / 5000 / 3600:,.0f} hours at 5,000 programs a second")
 
 
 def progress(total: int, what: str):

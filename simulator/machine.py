@@ -8,7 +8,8 @@ Program ids are mapped onto PEs by a strategy (`pe_mapping`, `simulator.launch`)
 one after another, starting `launch.overhead_ns` after the launch (the work-queue descriptors reach
 the PEs). The run ends when every PE has finished and drained its commands; if events run out first,
 the machine stops with a deadlock report of every PE instead of hanging, and a program that runs more
-than the step limit (`max_steps`) is stopped with a StepLimitError.
+than the step limit (`max_steps`) is stopped with a StepLimitError; a grid of more programs than the
+launch's limit (`max_programs`) is refused before anything is placed.
 """
 from __future__ import annotations
 
@@ -96,8 +97,10 @@ class Machine:
 
     # ---- running ------------------------------------------------------------------------------
     def run(self, program: Program, grid: tuple = (1,), args: dict[str, Any] | None = None,
-            pe_mapping: str = launch.DEFAULT_PE_MAPPING, max_steps: int | None = None) -> Report:
-        """Run `program` over `grid`; `max_steps` overrides the machine's step limit for this run."""
+            pe_mapping: str = launch.DEFAULT_PE_MAPPING, max_steps: int | None = None,
+            max_programs: int | None = None) -> Report:
+        """Run `program` over `grid`; `max_steps` overrides the machine's step limit for this run, and
+        `max_programs` the number of programs a launch may have (`simulator.launch.check_programs`)."""
         wall = time.perf_counter()
         if self._launched:
             self._fresh()
@@ -105,6 +108,7 @@ class Machine:
         grid = tuple(grid) + (1,) * (3 - len(grid))
         if any(g < 0 for g in grid):
             raise ProgramError(f"grid {grid} must not be negative along any axis")
+        launch.check_programs(grid, max_programs)        # before placing programs: 8 bytes each
         self.kernel_name = program.name
         self._lines = program.meta.get("lines") or []
         self._source = program.meta.get("source", "?")
@@ -173,6 +177,8 @@ class Machine:
 def _arg_value(decl, v) -> int | float:
     if decl.kind == "float":        # rounded to the argument's type, as Triton passes a Python float as fp32
         return float(np.asarray(v, np_dtype(decl.dtype)))
+    if isinstance(v, np.generic):   # a numpy scalar (np.int64(10), np.bool_): its value (its `.base` is None)
+        return int(v)
     if hasattr(v, "base"):          # an Allocation
         return int(v.base)
     return int(v)

@@ -55,6 +55,11 @@ _PER_PROGRAM = frozenset(n.value for n in (Op.GET_PROGRAM_ID, Op.GET_NUM_PROGRAM
 _SYNCHRONISING = frozenset((mtia.ATOMIC, mtia.ATOMIC_BOX, mtia.CAS, Op.ATOMIC_RMW.value, Op.ATOMIC_CAS.value, Op.RE_REDUCE.value))
 _WRITES = frozenset((mtia.STORE_BOX, mtia.SCATTER))
 _READS = frozenset((mtia.LOAD_BOX, mtia.GATHER, mtia.LOAD_ROWS))
+# Planning holds each scalar of the kernel's top level for every program at once (8 bytes a program per
+# value, and the placement's program lists): past this many programs a launch plans nothing and takes no
+# broadcast reads (a choice of speed only), so its memory does not grow with the grid (2^31 programs: 16 GiB
+# an array). Windows take the same bound (window_bounds.py).
+PLAN_MAX_PROGRAMS = 1 << 20
 
 
 def box_loads(func) -> list:
@@ -76,6 +81,8 @@ def plan(func, grid: tuple, args: list, buffers: list, mapping: str, num_pes: in
     if not loads:
         return {}
     n = int(grid[0]) * int(grid[1]) * int(grid[2])
+    if n > PLAN_MAX_PROGRAMS:
+        return {}
     values = _evaluate_outside_loops(func, grid, args, n, num_pes, mapping)
     rows = num_pes // cols
     out: dict[int, Group] = {}

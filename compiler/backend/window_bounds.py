@@ -8,14 +8,15 @@ its last (or first) rows would, and the simulator would refuse a valid kernel. S
 span of every window box is worked out for every program (the scalar code outside loops evaluated
 over all program ids at once, backend/broadcast.py) and compared with the buffer its pointer argument
 lies in; when one may leave it, or cannot be told (a box inside a loop or branch, a wrapped or
-clamped row), the launch runs the program compiled with `index_windows` off: element-wise gathers.
+clamped row, a grid of more than broadcast.PLAN_MAX_PROGRAMS programs), the launch runs the program
+compiled with `index_windows` off: element-wise gathers.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import dialect as mtia
-from .broadcast import _evaluate_outside_loops, _roots
+from .broadcast import PLAN_MAX_PROGRAMS, _evaluate_outside_loops, _roots
 
 
 def window_boxes(func) -> list:
@@ -30,6 +31,8 @@ def inside(func, grid: tuple, args: list, buffers: list, mapping: str, num_pes: 
     if not boxes:
         return True
     n = int(grid[0]) * int(grid[1]) * int(grid[2])
+    if n > PLAN_MAX_PROGRAMS:         # too many programs to evaluate at once: cannot be told, so no windows
+        return False
     values = _evaluate_outside_loops(func, grid, args, n, num_pes, mapping)
     return all(_box_inside(op, func, values, buffers) for op in boxes)
 

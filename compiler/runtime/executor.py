@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
+import numpy as np
+
 from simulator.launch import DEFAULT_PE_MAPPING, check_mapping
 
 
@@ -25,7 +27,7 @@ from simulator.launch import DEFAULT_PE_MAPPING, check_mapping
 class LaunchOptions:
     """Launch keywords: num_warps/num_stages (Triton's, recorded), pe_mapping (how program ids map
     onto the config's PEs: `simulator.launch`), and any other accepted keyword in `extra` (max_steps,
-    numerics, num_ctas, maxnreg, extern_libs, ...)."""
+    max_programs, numerics, num_ctas, maxnreg, extern_libs, ...). num_warps must be a power of 2, as in Triton."""
     num_warps: int = 4
     num_stages: int = 3
     pe_mapping: str = DEFAULT_PE_MAPPING
@@ -33,7 +35,20 @@ class LaunchOptions:
 
     def __post_init__(self):
         check_mapping(self.pe_mapping)
+        check_num_warps(self.num_warps)
         check_extern_libs(self.extra.get("extern_libs"))
+
+
+def check_num_warps(num_warps) -> None:
+    """Triton's rule for num_warps (each GPU backend's options): a power of 2. MTIA runs a program on one
+    PE whatever it is (compiled.py reads it for n_regs only), but a kernel launched with num_warps=3 here
+    would fail on the GPU it is ported to or from."""
+    if num_warps is None:           # Triton's options read None as "the default"
+        return
+    ok = isinstance(num_warps, (int, np.integer)) and not isinstance(num_warps, bool) and num_warps > 0 \
+        and num_warps & (num_warps - 1) == 0
+    if not ok:
+        raise ValueError(f"num_warps must be a power of 2, got num_warps={num_warps!r}")
 
 
 # The libraries whose functions `triton.language.extra.libdevice` names: CUDA's libdevice, ROCm's ocml
@@ -105,6 +120,19 @@ class Executor(Protocol):
         ...
 
 
+class UnknownExecutorError(ValueError, KeyError):
+    """`executor=` names no registered executor. A ValueError (a bad argument) that is still the KeyError
+    it used to be, with its message shown as written (a KeyError's str() quotes it)."""
+
+    def __init__(self, name, registered):
+        super().__init__(f"executor={name!r} is not an executor; the registered ones are "
+                         f"{', '.join(repr(n) for n in registered)} ('interpreter': the numpy reference, "
+                         f"'mtia': the simulated chip; register_executor() adds others)")
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
 _REGISTRY: dict[str, object] = {}
 _DEFAULT: list[str] = ["interpreter"]
 
@@ -124,7 +152,7 @@ def get_executor(name: str | None = None):
     _ensure_builtin()
     name = name or _DEFAULT[-1]
     if name not in _REGISTRY:
-        raise KeyError(f"no executor named {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
+        raise UnknownExecutorError(name, sorted(_REGISTRY))
     ex = _REGISTRY[name]
     if not hasattr(ex, "launch") and callable(ex):
         ex = ex()
@@ -139,7 +167,7 @@ def set_executor(executor) -> None:
         executor = executor.name
     _ensure_builtin()
     if executor not in _REGISTRY:
-        raise KeyError(f"no executor named {executor!r}")
+        raise UnknownExecutorError(executor, sorted(_REGISTRY))
     _DEFAULT[0] = executor
 
 

@@ -2,7 +2,8 @@
 
 It runs the kernel's IR with numpy (`compiler.interpreter`) over the launch's device buffers, at the
 addresses the runtime gave them, placing program ids on PEs (`tl.mtia.get_pe_id`) and bounding each
-program's steps exactly as the MTIA executor does (`simulator.launch`), on the current config's PEs.
+program's steps and the launch's programs exactly as the MTIA executor does (`simulator.launch`), on the
+current config's PEs.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class InterpreterExecutor:
         n = grid[0] * grid[1] * grid[2]
         num_pes = get_config().num_pes
         plan.check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, num_pes)
+        plan.check_programs(grid, options.extra.get("max_programs"))
         interp = Interpreter(func, memory, grid, lambda linear: int(plan.pe_of(linear, n, num_pes, options.pe_mapping)),
                              plan.max_steps(options.extra.get("max_steps")))
         start = time.perf_counter()

@@ -7,10 +7,14 @@ the selected executor and, only if it succeeds, copies the buffers back into the
 from __future__ import annotations
 
 import functools
+import linecache
+import os
+import sys
 import time
 
 import numpy as np
 from simulator.gc_pause import cycle_collection_paused
+from simulator.launch import check_programs
 
 from ..errors import CompilationError, KernelRuntimeError
 from ..frontend.aggregate_params import expand_aggregate_args, lift, lifts
@@ -28,7 +32,7 @@ AMD_TUNING_HINTS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
 # keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
 LAUNCH_KEYWORDS = ["num_warps", "num_stages", "pe_mapping", "num_ctas", "maxnreg", "enable_fp_fusion",
                    "debug", "extern_libs", "executor", "numerics", "sram_resident", "machine", "max_steps",
-                   "mtia_options", "launch_cooperative_grid", *AMD_TUNING_HINTS]
+                   "max_programs", "mtia_options", "launch_cooperative_grid", *AMD_TUNING_HINTS]
 # Triton's own compile options: a kernel parameter of the same name (the fused-softmax tutorial's
 # `num_stages: tl.constexpr`) binds the value and the launch still reads it, as Triton's launcher does
 TRITON_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "debug", "extern_libs")
@@ -182,7 +186,7 @@ class JITFunction:
 
     def _run(self, args, grid, warmup, _commit, _expect, kwargs):
         options, kwargs = split_launch_options(kwargs, self.arg_names)
-        executor_name = options.extra.pop("executor", None)
+        executor = ex.get_executor(options.extra.pop("executor", None))    # a misspelt one before compiling
         bound = self.bind(args, kwargs)
         values = {n: host_array(v) for n, v in bound.items()}      # torch tensors as numpy views, zero copy
         arrays = {n: v for n, v in values.items() if isinstance(v, np.ndarray)}
@@ -194,7 +198,11 @@ class JITFunction:
         if warmup:
             return compiled
         grid3 = resolve_grid(grid, bound)
-        return launch(compiled, grid3, values, arrays, plan, options, ex.get_executor(executor_name), _commit)
+        try:
+            check_programs(grid3, options.extra.get("max_programs"))
+        except ValueError as e:
+            raise _launch_error(str(e)) from None
+        return launch(compiled, grid3, values, arrays, plan, options, executor, _commit)
 
 
 def _globals_changed(compiled: CompiledKernel) -> bool:
@@ -260,21 +268,69 @@ def split_launch_options(kwargs: dict, params=()) -> tuple[ex.LaunchOptions, dic
     return ex.LaunchOptions(**opts, extra=extra), rest
 
 
+# The most programs a grid may have along x, y and z: CUDA's grid limits, which every Triton launch is under
+# (Triton's launcher hands the grid to cuLaunchKernel, which fails with "invalid argument" past them)
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+
+
 def resolve_grid(grid, meta: dict) -> tuple:
+    """The launch's (x, y, z) grid from a tuple, an int or a callable of the meta-parameters. Entries past
+    the third must be 1: Triton's launcher reads the first three and ignores the rest, so a grid of more
+    programs would silently launch fewer there; that is refused here instead."""
     if callable(grid):
         grid = grid(dict(meta))
     if isinstance(grid, (int, np.integer)):
         grid = (grid,)
-    grid = tuple(grid)
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"grid must have 1 to 3 dimensions, got {grid!r}")
+    try:
+        grid = tuple(grid)
+    except TypeError:
+        raise _launch_error(f"the grid must be a tuple of 1 to 3 ints (or a callable returning one), "
+                            f"got {grid!r}") from None
+    if not grid:
+        raise _launch_error("the grid () has no dimensions: give 1 to 3 (x, y, z)")
     out = []
     for g in grid:
         g = g.value if hasattr(g, "value") and not isinstance(g, np.ndarray) else g
         if not isinstance(g, (int, np.integer)) or g < 0:
-            raise ValueError(f"grid dimensions must be non-negative integers, got {grid!r}")
+            raise _launch_error(f"grid dimensions must be non-negative integers, got {grid!r}")
         out.append(int(g))
-    return tuple(out) + (1,) * (3 - len(out))
+    if len(out) > 3:
+        if any(g != 1 for g in out[3:]):
+            raise _launch_error(f"the grid {grid!r} has {len(out)} dimensions; a launch has at most 3 (x, y, z). "
+                                f"Triton's launcher reads the first three and ignores the rest, which would launch "
+                                f"{_programs(out[:3]):,} programs, not {_programs(out):,}: fold the others into "
+                                f"the first three")
+        out = out[:3]
+    out += [1] * (3 - len(out))
+    for axis, g, limit in zip("xyz", out, GRID_LIMITS):
+        if g > limit:
+            raise _launch_error(f"the grid {tuple(out)} has {g:,} programs along {axis}; Triton launches at most "
+                                f"2**31 - 1 along x and 65535 along y and z (CUDA's grid limits: its launch "
+                                f"fails with 'invalid argument')")
+    return tuple(out)
+
+
+def _programs(grid) -> int:
+    n = 1
+    for g in grid:
+        n *= g
+    return n
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep    # compiler/
+
+
+def _launch_error(message: str) -> ValueError:
+    """A launch error that starts at the user's line: the innermost frame outside this package (the
+    `kernel[grid](...)` call, or the caller of an autotuner or launcher in it)."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back
+    if frame is None:
+        return ValueError(message)
+    file, line = frame.f_code.co_filename, frame.f_lineno
+    text = linecache.getline(file, line).strip()
+    return ValueError(f"{file}:{line}: {message}" + (f"\n    {text}" if text else ""))
 
 
 def _param_refs(fn, refs) -> list:

@@ -7,7 +7,9 @@ SRAM scratch, for `sram_resident`), in argument order, with an unmapped guard zo
 faults on both executors instead of reaching its neighbour. Both executors use these addresses.
 Executors read and write only these copies; `commit` copies them back into the user's memory after
 a successful run, so a failing launch leaves every user array unchanged. Strided views work because
-a buffer spans every byte between the view's first and last element, as the device would see them.
+a buffer spans every byte between the view's lowest and highest element, as the device would see them;
+the pointer a kernel gets is the address of the view's element [0, 0, ...] (what torch's data_ptr() gives
+and Triton passes), which is not the lowest byte when a stride is negative (`base[:, ::-1]`).
 """
 from __future__ import annotations
 
@@ -190,6 +192,11 @@ def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
     return int(lo), int(hi)
 
 
+def _first_element(a: np.ndarray) -> int:
+    """The host address of element [0, 0, ...]: with a negative stride it lies above the lowest byte."""
+    return int(a.__array_interface__["data"][0])
+
+
 def _raw_bytes(lo: int, hi: int) -> np.ndarray:
     """A writable uint8 view of host memory [lo, hi) (inside a live numpy allocation)."""
     if hi <= lo:
@@ -232,7 +239,8 @@ class PointerArg:
 
 @dataclass
 class BufferPlan:
-    """Where each array will live: group index and byte offset inside its group, per argument name."""
+    """Where each array will live: group index and the byte offset of its element [0, 0, ...] inside its
+    group, per argument name."""
     groups: list                      # [(lo, hi, [names])]
     placement: dict                   # name -> (group index, byte offset)
 
@@ -252,7 +260,7 @@ def plan_buffers(arrays: dict[str, np.ndarray]) -> BufferPlan:
     placement = {}
     for gi, (lo, _, names) in enumerate(groups):
         for n in names:
-            placement[n] = (gi, _byte_bounds(arrays[n])[0] - lo)
+            placement[n] = (gi, _first_element(arrays[n]) - lo)
     return BufferPlan(groups, placement)
 
 

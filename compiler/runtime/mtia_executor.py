@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from simulator.errors import DeviceAssertionError as SimDeviceAssertionError
 from simulator.errors import SanitizerError, SimError
 from simulator.errors import StepLimitError as SimStepLimitError
-from simulator.launch import check_cooperative_grid
+from simulator.launch import check_cooperative_grid, check_programs
 
 from ..errors import DeviceAssertionError, KernelRuntimeError, OutOfBoundsError, StepLimitError
 from .compiled import register_stage
@@ -159,6 +159,7 @@ class MtiaExecutor:
             machine = Machine(get_config(), numerics=options.extra.get("numerics", self.numerics))
         cfg = machine.cfg
         check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, cfg.num_pes)
+        check_programs(grid, options.extra.get("max_programs"))     # before any planning over the programs
         prog, broadcasts, switched_off = launch_program(compiled, cfg, grid, args, options)
         values = {}
         for decl, v in zip(prog.args, args.values):
@@ -170,7 +171,7 @@ class MtiaExecutor:
                 allocs.append((buf, machine.gmem.alloc(buf.size, buf.name, buf.region, init=buf.data,
                                                        address=buf.address, guard=buf.guard)))
             rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping,
-                              max_steps=options.extra.get("max_steps"))
+                              max_steps=options.extra.get("max_steps"), max_programs=options.extra.get("max_programs"))
         except SimError as e:
             raise _user_error(e) from None
         finally:        # unmapped, so a caller's Machine runs its next launch at the same addresses

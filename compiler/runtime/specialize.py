@@ -3,7 +3,10 @@
 - constexpr parameters, None, strings, dtypes and functions are compile-time values;
 - ints equal to 1 become constexpr 1 (unless in do_not_specialize); other ints are i32 if they fit,
   else i64 (u64 past 2^63); ints divisible by 16 get `tt.divisibility = 16`;
-- floats are f32, bools i1, numpy scalars keep their dtype;
+- floats are f32, bools i1, numpy scalars keep their dtype (np.int64(10) is i64, np.float32 f32, np.bool_
+  i1; np.float64 is a Python float, so f32). Triton refuses numpy scalars other than np.float64 ("failed
+  to specialize argument of type: numpy.int64"); they are taken here because numpy hosts make them
+  everywhere (np.prod(shape), a.sum()), and their dtype says what the user meant;
 - numpy arrays (and CPU torch tensors, seen as numpy views) and device arrays are pointers to their
   dtype, `tt.divisibility = 16` when 16-byte aligned, `mtia.align` (its address's alignment) when an
   array starts inside its buffer (overlapping views of one array: the backend then uses the DMA's

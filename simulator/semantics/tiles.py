@@ -26,8 +26,8 @@ def source(ctx, cmd, name: str, dtype: np.dtype):
         a = view(ctx.ls, addr, t)
         return a if a.dtype == dtype else a.astype(dtype)
     v = cmd.vals[name]
-    if dtype.kind in "iub":
-        return np.array(int(v), dtype=np.int64).astype(dtype)
+    if dtype.kind in "iub":         # the register's 64 bits (a u64 past 2**63 is no int64), cast as C casts
+        return np.array(int(v) & 0xFFFF_FFFF_FFFF_FFFF, dtype=np.uint64).astype(dtype)
     return dtype.type(v)
 
 
