@@ -209,6 +209,25 @@ def test_two_pointer_arguments_to_one_buffer_keep_program_order(executor, config
     np.testing.assert_array_equal(buf, want)
 
 
+@triton.jit
+def _scatter_then_scalar_load(X, I, P, Out, N: tl.constexpr):
+    """A scatter's offsets come from memory: the scalar load cannot know its bytes before it runs."""
+    o = tl.arange(0, N)
+    tl.store(P + tl.load(I + o), tl.load(X + o) * 2.0 + 1.0)
+    tl.store(Out, tl.load(P + tl.load(I + 3)))
+
+
+@pytest.mark.parametrize("executor,config", RUNS, ids=IDS)
+def test_a_scalar_load_after_a_scatter_reads_the_scattered_value(executor, config):
+    x, p, out = _rand(N), _nan(4 * N), _nan(1)
+    idx = np.random.default_rng(2).permutation(4 * N)[:N].astype(np.int32)
+    _launch(_scatter_then_scalar_load, (1,), x, idx, p, out, N=N, executor=executor, config=config)
+    want = _nan(4 * N)
+    want[idx] = _expect_block(x)
+    np.testing.assert_array_equal(p, want)
+    np.testing.assert_array_equal(out, _expect_block(x)[3:4])
+
+
 KERNELS = {
     "block_store_scalar_store": (_block_store_then_scalar_store, lambda x: (x, _nan(N))),
     "block_store_scalar_load": (_block_store_then_scalar_load, lambda x: (x, _nan(N), _nan(1))),
