@@ -1,5 +1,6 @@
 """DMA commands of the fabric interface: moves between global memory (SRAM scratch, DRAM through
-the LLC) and the local store over the NoC.
+the LLC) and the local store over the NoC. Two commands of one PE that access overlapping bytes of
+global memory take effect in the order they were issued (so do a command and a scalar load or store).
 
 Addresses are byte addresses held in x registers; strides and offsets count elements of the tile's
 dtype. A descriptor's `valid` extents clip the box at run time (Triton masks turned into effective

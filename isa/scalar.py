@@ -3,7 +3,9 @@ stores, a few Zbb ops (min/max) and single-precision floats (RV F), plus pseudo-
 keep generated code short (li, mv, j, fli).
 
 Integer registers are 64 bits and wrap; x0 always reads 0. Loads and stores address the PE's local
-store ([0, LS size)) or global memory (SRAM scratch and DRAM, see isa.types for the map).
+store ([0, LS size)) or global memory (SRAM scratch and DRAM, see isa.types for the map). A load or
+store of global memory keeps program order with this PE's DMA commands: it waits until those issued
+before it that write its bytes have written them and, for a store, those that read them have read.
 """
 from __future__ import annotations
 

@@ -30,6 +30,15 @@ class _MeetClock(Exception):
     spin-wait on a flag another program sets would otherwise read the same value for ever)."""
 
 
+class _InOrder(Exception):
+    """A scalar access of global bytes that a transfer this PE issued before it still has to write (or,
+    for a store, to read): raised before it accesses, with the events to wait for (DMA.earlier); the
+    core waits on the clock, then runs the instruction again."""
+
+    def __init__(self, events):
+        self.events = events
+
+
 class ControlCore:
     def __init__(self, pe):
         self.pe = pe
@@ -42,6 +51,7 @@ class ControlCore:
         self.x = [0] * 32
         self.f = [0.0] * 32
         self.vec = VectorCore(pe.cfg)     # RVV registers, vl, vtype
+        self.dma = pe.engines["dma"]      # (its transfers order the core's scalar accesses of memory)
         self.pc = 0
         self.pid = (0, 0, 0)
         self.extra = 0.0             # stall cycles a scalar instruction adds (loads)
@@ -111,6 +121,15 @@ class ControlCore:
                             yield sleep(t)
                             self.busy += t
                             t = 0.0
+                        self.on_clock = True
+                        continue
+                    except _InOrder as e:               # (on the clock already: run again after them)
+                        self.instructions -= 1
+                        for ev in e.events:
+                            if not ev.triggered:
+                                self.blocked_on = ("memory order", None, None)
+                                yield ev
+                        self.blocked_on = None
                         self.on_clock = True
                         continue
                     t += self.cpi + self.extra
@@ -219,9 +238,10 @@ class ControlCore:
         if addr >= SRAM_BASE:
             if not self.on_clock:
                 raise _MeetClock
-            self.on_clock = False
             a, off = self.pe.machine.gmem.locate(addr, addr + n,
                                                  lambda: f"{self.where(ins)}: out-of-bounds scalar load")
+            self._in_order(addr, n, False)
+            self.on_clock = False
             self.extra += self.global_load
             return a.data[off: off + n].tobytes()
         raise SanitizerError(f"{self.where(ins)}: scalar load of {n} bytes at {addr:#x} is outside the local store "
@@ -238,11 +258,23 @@ class ControlCore:
         if addr >= SRAM_BASE:
             a, off = self.pe.machine.gmem.locate(addr, addr + n,
                                                  lambda: f"{self.where(ins)}: out-of-bounds scalar store")
+            self._in_order(addr, n, True)
+            self.on_clock = False
             a.data[off: off + n] = memoryview(raw)
             self.extra += 1
             return
         raise SanitizerError(f"{self.where(ins)}: scalar store of {n} bytes at {addr:#x} is outside the local "
                              f"store [0, {ls.size:#x}) and below global memory ({SRAM_BASE:#x}..)")
+
+    def _in_order(self, addr: int, n: int, write: bool) -> None:
+        """Program order with this PE's transfers: a scalar access of bytes that an earlier transfer
+        still writes (or, for a store, still has to read) waits for it, on the clock. Transfers only
+        finish as time passes, so none found while the core runs ahead means none at its own time."""
+        waits = self.dma.earlier(addr, addr + n, write)
+        if waits:
+            if not self.on_clock:
+                raise _MeetClock
+            raise _InOrder(waits)
 
 
 def compile_code(pe, program, scalar_runs: dict | None = None, plans: dict | None = None) -> list:

@@ -5,8 +5,10 @@ With `pe.dma.loads_pass_waiting_stores`, a store whose data is not written yet (
 still converting) waits aside instead of at the head of the queue: later loads of other bytes (the
 next program's first tiles) start meanwhile; everything else still waits for it, in program order.
 
-Reads of global memory happen when a transfer starts; writes land when it completes. A read that
-overlaps a write still in flight from this PE waits for it, so a kernel reads back what it stored.
+Reads of global memory happen when a transfer starts; writes land when it completes. A read or a
+write that overlaps a write still in flight from this PE waits for it, so a kernel reads back what it
+stored and the later of two stores of the same bytes lands last. The control core's own scalar
+loads and stores keep program order with these transfers too (`earlier`, docs/timing-model.md).
 The local store has one port, shared with the engines: a load's bytes take it as they arrive, a
 store's as they leave. Hints (`dma.prefetch`, `dma.in ... prefetch=`, `dma.discard`) go to the
 memory system and occupy the engine only for their descriptor.
@@ -39,8 +41,9 @@ class DMA(Engine):
         super().__init__(pe, 0, 0)
         self.c = c
         self.inflight = 0
-        self.inflight_writes: list[tuple[int, int, object]] = []    # (lo, hi, done event)
+        self.inflight_writes: list[tuple] = []    # (lo, hi, done event, Access)
         self.held: list[tuple[int, int, object]] = []     # stores waiting for their data: (lo, hi, started)
+        self.head = None        # the command taken from the queue and not started yet
         self.slot_free = Signal(self.env)       # fires when a transfer finishes (scheduled only if awaited)
         self.bytes = 0
         self.busy_since = 0.0
@@ -56,16 +59,17 @@ class DMA(Engine):
             cmd = queue.take()
             if cmd is None:
                 cmd = yield from self.next_command()
-            self.current = cmd
+            self.current = self.head = cmd
             if self.held:
                 yield from self.wait_held(cmd)
             if self.c.loads_pass_waiting_stores and type(cmd.ins) is dma.DmaOut and \
                     any(not ev.triggered for ev, _ in cmd.deps):
                 self.hold(cmd)
-                self.current = None
+                self.current = self.head = None
                 yield env.wake(1)
                 continue
             yield from self.start(cmd)
+            self.head = None
 
     def start(self, cmd):
         """Wait for the command's data and a free transfer slot, then start it."""
@@ -83,8 +87,8 @@ class DMA(Engine):
             yield from self.hint(cmd, mem)
             return
         acc, write = self.access(cmd)
-        if acc is not None and not write and self.inflight_writes:
-            yield from self.wait_stores(*acc.span())
+        if acc is not None and self.inflight_writes:
+            yield from self.wait_stores(*acc.span(), acc if write else None)
         while self.inflight >= self.c.max_outstanding:     # (waits with transfers in flight: no stall)
             self.waiting = ("outstanding", self.inflight, None)
             yield self.slot_free
@@ -107,13 +111,14 @@ class DMA(Engine):
         if acc is not None:
             self.bytes += acc.nbytes
             if write:
-                entry = (*acc.span(), cmd.done)
-                self.inflight_writes.append(entry)
+                self.inflight_writes.append((*acc.span(), cmd.done, acc))
         if self.inflight == 0:
             self.busy_since = start
         self.inflight += 1
         self.commands += 1
         self.current = None
+        if self.head is cmd:
+            self.head = None
         landed.callbacks.append(lambda _, c=cmd, t=ls_end: self._land(c, t))
         # the engine itself is busy only for descriptor issue; transfers overlap
         yield env.wake(1)
@@ -150,14 +155,59 @@ class DMA(Engine):
                 yield ev
         self.stall("held store", self.idle_clock() - t)
 
-    def wait_stores(self, lo: int, hi: int):
-        """Wait for this PE's in-flight stores to bytes [lo, hi)."""
+    def wait_stores(self, lo: int, hi: int, store: Access | None = None):
+        """Wait for this PE's in-flight stores to bytes [lo, hi); for a `store`, only those that write
+        one of its bytes (the tiles of one matrix that programs store side by side have overlapping
+        spans but no common byte, and may land in any order)."""
         t = self.idle_clock()
-        for wlo, whi, wev in list(self.inflight_writes):
-            if wlo < hi and lo < whi and not wev.triggered:
+        for wlo, whi, wev, wacc in list(self.inflight_writes):
+            if wlo < hi and lo < whi and not wev.triggered and (store is None or _overlap(wacc, store)):
                 self.waiting = ("store", wlo, whi)
                 yield wev
         self.stall("store in flight", self.idle_clock() - t)   # a read of bytes a DMA out still writes
+
+    def earlier(self, lo: int, hi: int, write: bool) -> list:
+        """What the control core waits for before its scalar load (or, with `write`, store) of global
+        bytes [lo, hi): the transfers this PE's program issued before it that touch those bytes and
+        are not through. A write must have landed; for a store, a read must have started too (it
+        reads when it starts). Events of commands not started yet are their completions; of a held
+        store, its start (the core looks again then). Empty, at no cost, when nothing overlaps."""
+        waits = [ev for wlo, whi, ev, acc in self.inflight_writes
+                 if wlo < hi and lo < whi and _touches(acc, lo, hi)]
+        waits += [ev for wlo, whi, ev in self.held if wlo < hi and lo < whi]
+        unstarted = self.queue.items
+        if self.head is not None:
+            unstarted = (self.head, *unstarted)
+        if unstarted:
+            for cmd in unstarted:
+                t = type(cmd.ins)
+                if (t in WRITES or t is dma.DmaDiscard or (write and t in READS_AT_START)) and \
+                        self.reaches(cmd, lo, hi):
+                    waits.append(cmd.done)
+        return waits
+
+    def reaches(self, cmd, lo: int, hi: int) -> bool:
+        """Whether a command not started yet may touch bytes [lo, hi): a box's runs exactly (its
+        registers are resolved at issue); a discard its range; an element-wise command, whose offsets
+        may not be computed yet, anything in the array its base points into."""
+        t, v = type(cmd.ins), cmd.vals
+        if t is dma.DmaIn or t is dma.DmaOut:
+            try:
+                acc, _ = self.access(cmd)
+            except SanitizerError:          # (the transfer reports it when it starts)
+                acc = False
+            if acc is None:                 # (an empty box)
+                return False
+            if acc is not False:
+                alo, ahi = acc.span()
+                return alo < hi and lo < ahi and _touches(acc, lo, hi)
+        if t is dma.DmaDiscard:
+            base = int(v["base"])
+            return base < hi and lo < base + int(v["nbytes"])
+        gmem = self.pe.machine.gmem
+        base = int(v["base"])
+        a = gmem.find(base) or gmem.owner(base)
+        return a is None or (a.base < hi and lo < a.end)
 
     def hint(self, cmd, mem):
         """A prefetch or a dead-tensor hint: the descriptor goes to the memory system; no transfer
@@ -274,6 +324,23 @@ class DMA(Engine):
             m = np.broadcast_to(view(ls, cmd.addr["mask"], ins.mask).astype(np.bool_), shape)
             offs = offs[m]
         return offs.reshape(-1), tt, t is not dma.DmaGather, 1
+
+
+def _touches(acc: Access, lo: int, hi: int) -> bool:
+    """Whether one of the access's runs overlaps bytes [lo, hi)."""
+    starts = acc.starts
+    return bool(((starts < hi) & (starts + acc.run_bytes > lo)).any())
+
+
+def _overlap(a: Access, b: Access) -> bool:
+    """Whether a run of `a` and a run of `b` share a byte: for each run of b, the runs of a that start
+    before it ends, and the furthest end among them."""
+    order = np.argsort(a.starts, kind="stable")
+    starts = a.starts[order]
+    ends = np.maximum.accumulate(np.broadcast_to(a.starts + a.run_bytes, a.starts.shape)[order])
+    b_ends = b.starts + b.run_bytes
+    i = np.searchsorted(starts, b_ends, "left")
+    return bool(((i > 0) & (ends[np.maximum(i - 1, 0)] > b.starts)).any())
 
 
 def clip(shape, valid) -> tuple[int, ...]:

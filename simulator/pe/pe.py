@@ -161,6 +161,7 @@ def describe(why) -> str | None:
         "readers": lambda: f"readers of CB {a} slot {b} to finish",
         "queue": lambda: f"room in the {a} queue",
         "fence": lambda: "all issued commands to complete (fence)",
+        "memory order": lambda: "an earlier transfer of the bytes a scalar load or store accesses",
         "barrier": lambda: "the other PEs to reach the barrier",
         "store": lambda: f"an in-flight store to [{a:#x}, {b:#x}) to land",
         "outstanding": lambda: f"one of {a} DMA transfers in flight to finish",
