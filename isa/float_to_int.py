@@ -7,11 +7,16 @@
     NaN               0
 
 LLVM leaves fptosi/fptoui of a value out of range undefined (poison), so a kernel cannot rely on what
-one GPU gives; we promise one answer on both executors, NVIDIA's saturating conversion (PTX `cvt.rzi`,
-LLVM's `llvm.fpto[su]i.sat`), for every float type (f64, f32, f16, bf16, fp8) to every width of
-int8..int64 and uint8..uint64. numpy's own `astype` gives INT_MIN, or wraps, or whatever the C
-compiler's conversion gave, so it is never used for this. (To bool is not a conversion: `.to(tl.int1)`
-is `x != 0`, true for NaN.)
+one GPU gives; we promise one answer on both executors, LLVM's `llvm.fpto[su]i.sat` (PTX's saturating
+`cvt.rzi`), for f64, f32, f16 and bf16 to every width of int8..int64 and uint8..uint64. numpy's own
+`astype` gives INT_MIN, or wraps, or whatever the C compiler's conversion gave, so it is never used
+for this. (To bool is not a conversion: `.to(tl.int1)` is `x != 0`, true for NaN.)
+
+What Triton 3.6 gave on an H100 (f32, f16, bf16, f64 sources alike): this for int16/int32/uint16/
+uint32; for int8/uint8 a saturating 16-bit conversion then truncated (300.7 -> 44, +inf -> -1 as
+int8, 255 as uint8); for int64/uint64 NaN -> -2**63 / 2**63 (the rest as here). Those are the
+undefined cases, where we keep the one rule. fp8 to any integer type is refused there ("cannot cast
+fp8e4nv to int8"), and so it is here (compiler/language/semantic.py).
 """
 from __future__ import annotations
 
