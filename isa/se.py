@@ -28,7 +28,8 @@ class SeBinary(Instr):
 @instruction("se.mov", "se")
 class SeMov(SeUnary):
     """out = a converted to out's dtype (a copy, a broadcast or a cast: float to int truncates
-    toward zero, int to float rounds to nearest even)."""
+    toward zero and saturates, NaN -> 0, as isa/float_to_int.py defines; int to float rounds to
+    nearest even)."""
 
 
 @instruction("se.bitcast", "se")

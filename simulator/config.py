@@ -21,6 +21,7 @@ from isa.errors import bounded_repr, bounded_text
 from isa.types import DRAM_BASE, LS_BASE, SRAM_BASE
 
 from .errors import ConfigError
+from .memory.global_memory import ALLOC_ALIGN
 from .user_yaml import MAX_CHARS, load_yaml
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
@@ -160,6 +161,18 @@ class Dma(_Model):
     align_bytes: int = _f("address alignment box transfers require (bytes)", ge=1)
     loads_pass_waiting_stores: bool = _f("a store waiting for its data lets later loads of other bytes start "
                                          "(off: transfers start in program order)")
+
+    @model_validator(mode="after")
+    def _alignment(self):
+        # The compiler proves a box aligned from the boundary every array starts on (the runtime's
+        # ALLOC_ALIGN) and marks the rest unaligned; an alignment that does not divide that boundary
+        # fails every kernel's first aligned transfer at run time instead.
+        a = self.align_bytes
+        if a & (a - 1) or a > ALLOC_ALIGN:
+            raise FieldValueError("align_bytes", a, f"allowed: a power of two from 1 to {ALLOC_ALIGN} (arrays "
+                                  f"start on {ALLOC_ALIGN}-byte boundaries, and the compiler proves box "
+                                  f"transfers aligned from them)")
+        return self
 
 
 class Pe(_Model):

@@ -18,6 +18,14 @@ expand_dims, trans, addptr, addi, subi, muli by a uniform, shli by a constant, i
 divsi and select/minsi of a range); it returns None when the block is not of this form, and the
 caller falls back to a gather. Hints (`tl.multiple_of`, `tl.max_contiguous`)
 are attributes of the op they annotate and change nothing here.
+
+Polys are exact integers, but a block of a narrow integer type (i32 offsets) wrapped every element to
+its width as the kernel computed it (`arange + a + b` with a = b = 2**31 - 1 is `arange - 2`). The
+ring operations (add, sub, mul, shift, trunci) commute with that wrap, so the form of such a block is
+taken exact and wrapped where something else reads it (`analyze`: a pointer offset, a widening cast,
+a compare, a division, a select): its base and strides become `Wrapped` values unless they provably
+fit. Elements then are base + i * strides without a further wrap only where no element crosses the
+type's range; where base and strides are constants that is checked (a block that crosses is no box).
 """
 from __future__ import annotations
 
@@ -123,6 +131,76 @@ class Quotient:
 
 
 @dataclass(frozen=True)
+class Wrapped:
+    """`value` as the `bits`-bit integer (two's complement, or unsigned) that narrow integer arithmetic
+    computing it gives: a scalar no IR value holds yet, standing in a Poly's monomials like a Value;
+    `lower_memory.materialize` computes it (trunci, then extsi or extui)."""
+    value: Poly
+    bits: int
+    signed: bool = True
+    owner = None                       # no op defines it (what a Value's owner would say)
+
+    @property
+    def serial(self) -> float:
+        """Orders it among a monomial's Values: after every value of its poly, before any Quotient of them."""
+        top = max((v.serial for mono, _ in self.value.terms for v in mono), default=-1)
+        return top + 1 / (self.bits + 3 - self.signed)
+
+    @property
+    def name_hint(self) -> str:
+        return f"{'i' if self.signed else 'u'}{self.bits}({self.value})"
+
+
+def _limits(bits: int, signed: bool) -> tuple[int, int]:
+    return (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
+
+
+def _fits(p: Poly, bits: int, signed: bool) -> bool:
+    """Whether p's value provably lies in the range of the integer type: a constant in it, or one scalar
+    of a type no wider (and of the same signedness)."""
+    lo, hi = _limits(bits, signed)
+    if p.is_const:
+        return lo <= p.value <= hi
+    if len(p.terms) != 1 or p.terms[0][1] != 1 or len(p.terms[0][0]) != 1:
+        return False
+    v = p.terms[0][0][0]
+    if isinstance(v, Wrapped):
+        return v.bits <= bits and v.signed == signed
+    if isinstance(v, Quotient):        # start // C or start % C of a start >= 0: no larger than start
+        return _fits(v.start, bits, signed)
+    t = getattr(v, "type", None)
+    return t is not None and t.is_int() and not t.is_block() and t.int_bitwidth <= bits and \
+        t.is_int_signed() == signed and t.int_bitwidth > 1
+
+
+def _wrapped(p: Poly, bits: int, signed: bool) -> Poly:
+    """p as the integer type computes it."""
+    if _fits(p, bits, signed):
+        return p
+    if p.is_const:
+        c = p.value & ((1 << bits) - 1)
+        return Poly.const(c - (1 << bits) if signed and c >> (bits - 1) else c)
+    return Poly.var(Wrapped(p, bits, signed))
+
+
+def _observed(a: Affine | None, t) -> Affine | None:
+    """The form of a value of type t as a reader sees it: for a narrow integer block, its elements wrapped
+    to the type (module docstring); None where that is no box."""
+    st = t.scalar if t.is_block() else t
+    if a is None or a.root is not None or not st.is_int() or st.int_bitwidth >= 64 or st.int_bitwidth == 1:
+        return a
+    # (a remap's start, bound and fill come from values already read as their type: f(i) is one of them)
+    bits, signed = st.int_bitwidth, st.is_int_signed()
+    base, strides = _wrapped(a.base, bits, signed), tuple(_wrapped(st_, bits, signed) for st_ in a.strides)
+    if a.remap is None and base.is_const and all(st_.is_const for st_ in strides):
+        lo, hi = _limits(bits, signed)
+        span = [st_.value * (n - 1) for st_, n in zip(strides, a.shape)]
+        if base.value + sum(min(0, x) for x in span) < lo or base.value + sum(max(0, x) for x in span) > hi:
+            return None                # the wrap falls between elements: not one box
+    return replace(a, base=base, strides=strides)
+
+
+@dataclass(frozen=True)
 class Remap:
     """Dimension `dim` steps by f(i) instead of i, with n = start + i:
     wrap:  f(i) = n rem bound (C's remainder, as Triton's `%` on signed integers);
@@ -176,7 +254,13 @@ def _shape(v: Value) -> tuple[int, ...]:
 
 
 def analyze(v: Value, memo: dict | None = None) -> Affine | None:
+    """The form of v as its readers see it (narrow integer blocks wrapped, module docstring)."""
     memo = {} if memo is None else memo
+    return _observed(_exact(v, memo), v.type)
+
+
+def _exact(v: Value, memo: dict) -> Affine | None:
+    """The form of v with exact polynomials: what the ring operations that compute v combine."""
     if v in memo:
         return memo[v]
     r = _analyze(v, memo)
@@ -234,18 +318,18 @@ def _analyze(v: Value, memo) -> Affine | None:
     if name == Op.MAKE_RANGE:
         return Affine(shape, Poly.const(op.attrs["start"]), (Poly.const(1),))
     if name == Op.SPLAT:
-        s = analyze(op.src, memo)
+        s = _exact(op.src, memo)
         if s is None:
             return None
         return Affine(shape, s.base, zeros, s.root)
     if name == Op.BROADCAST:
-        s = analyze(op.src, memo)
+        s = _exact(op.src, memo)
         if s is None:
             return None
         strides = tuple(st if n == m else ZERO for st, n, m in zip(s.strides, _shape(op.src), shape))
         return Affine(shape, s.base, strides, s.root, s.remap)     # a remapped dimension is never size 1
     if name == Op.EXPAND_DIMS:
-        s = analyze(op.src, memo)
+        s = _exact(op.src, memo)
         if s is None:
             return None
         axis = op.attrs["axis"]
@@ -254,14 +338,14 @@ def _analyze(v: Value, memo) -> Affine | None:
         r = s.remap
         return Affine(shape, s.base, tuple(strides), s.root, _moved(r, r and r.dim + (r.dim >= axis)))
     if name == Op.TRANS:
-        s = analyze(op.src, memo)
+        s = _exact(op.src, memo)
         if s is None:
             return None
         order = list(op.attrs["order"])
         r = s.remap
         return Affine(shape, s.base, tuple(s.strides[i] for i in order), s.root, _moved(r, r and order.index(r.dim)))
     if name == Op.RESHAPE:
-        s = analyze(op.src, memo)
+        s = _exact(op.src, memo)
         src = _shape(op.src)
         if s is None or [d for d in src if d != 1] != [d for d in shape if d != 1]:
             return None          # only size-1 dimensions may come and go
@@ -272,20 +356,21 @@ def _analyze(v: Value, memo) -> Affine | None:
         return Affine(shape, s.base, tuple(next(it) if n != 1 else ZERO for n in shape), s.root,
                       _moved(r, r and new_live[live.index(r.dim)]))
     if name == Op.PTR_BITCAST:               # same-size elements (i1 <-> i8): the same addresses
-        s = analyze(op.x, memo)
+        s = _exact(op.x, memo)
         if s is None or op.x.type.scalar.element_ty.itemsize != t.scalar.element_ty.itemsize:
             return None
         return replace(s, shape=shape)
-    if name in (Op.EXTSI, Op.EXTUI, Op.TRUNCI):
-        s = analyze(op.x, memo)
+    if name in (Op.EXTSI, Op.EXTUI, Op.TRUNCI):        # a widening reads the narrow values; trunci is a ring op
+        s = _exact(op.x, memo) if name == Op.TRUNCI else analyze(op.x, memo)
         return None if s is None else replace(s, shape=shape)
-    if name in (Op.ADDI, Op.ADDPTR, Op.SUBI):
-        a, b = (analyze(x, memo) for x in op.operands)
+    if name in (Op.ADDI, Op.ADDPTR, Op.SUBI):            # an offset is read as its type's values
+        a = _exact(op.operands[0], memo)
+        b = analyze(op.operands[1], memo) if name == Op.ADDPTR else _exact(op.operands[1], memo)
         if a is None or b is None or b.root is not None or (name == Op.SUBI and a.root is not None):
             return None
         return _sum(shape, a, b, -1 if name == Op.SUBI else 1)
     if name in (Op.MULI, Op.SHLI):
-        a, b = (analyze(x, memo) for x in op.operands)
+        a, b = (_exact(x, memo) for x in op.operands)
         if a is None or b is None or a.root is not None or b.root is not None:
             return None
         if name == Op.SHLI:
@@ -350,6 +435,9 @@ def _nonneg_divisor(v: Value) -> int:
     sums and products, integer widenings); 0 when it is not."""
     if isinstance(v, Quotient):
         return 1
+    if isinstance(v, Wrapped):         # taken as not wrapping here, as the block's elements are (module docstring)
+        d = _poly_nonneg_divisor(v.value)
+        return gcd(d, 1 << v.bits) if d else 0
     op = v.owner
     if not hasattr(op, "name"):
         return 0                               # an argument: its sign is unknown
@@ -369,6 +457,19 @@ def _nonneg_divisor(v: Value) -> int:
             return 0
         return min(a * b, 1 << 30) if name == Op.MULI else gcd(a, b)
     return 0
+
+
+def _poly_nonneg_divisor(p: Poly) -> int:
+    """A divisor of p when p >= 0 is provable (every coefficient and value non-negative); 0 when not."""
+    g = 0
+    for mono, c in p.terms:
+        d = c
+        for v in mono:
+            d *= _nonneg_divisor(v)
+        if d <= 0:
+            return 0
+        g = gcd(g, d)
+    return g
 
 
 def _inside_one_period(start: Poly, block: int, period: int) -> bool:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..ir import Op
 from ..ir.core import Operation, Value
 from . import dialect as mtia
-from .affine import ZERO, Affine, Poly, Quotient, _sum, analyze
+from .affine import ZERO, Affine, Poly, Quotient, Wrapped, _sum, analyze
 
 # ops that write memory: a load issued earlier must not pass one
 _WRITES = frozenset((Op.STORE, Op.ATOMIC_RMW, Op.ATOMIC_CAS, Op.DESCRIPTOR_STORE, mtia.STORE_BOX, mtia.SCATTER,
@@ -251,6 +251,8 @@ def _values(p: Poly):
         for v in mono:
             if isinstance(v, Quotient):
                 yield from _values(v.start)
+            elif isinstance(v, Wrapped):
+                yield from _values(v.value)
             else:
                 yield v
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from isa import float_minmax as minmax
 from isa.dot_numerics import f64_product, float_product
+from isa.float_to_int import float_to_int
 from isa.sync import print_lines
 
 from ..ir import types as T
@@ -264,14 +265,12 @@ def _select(ctx, op, args):
 
 # --- casts ------------------------------------------------------------------------------------------
 
-@defines(Op.EXTSI, Op.TRUNCI, Op.SITOFP, Op.FPTOSI, Op.EXTF, Op.TRUNCF, Op.INT_TO_PTR, Op.PTR_TO_INT)
+@defines(Op.EXTSI, Op.TRUNCI, Op.SITOFP, Op.EXTF, Op.TRUNCF, Op.INT_TO_PTR, Op.PTR_TO_INT)
 def _astype(ctx, op, args):
     dt = np_type(op.result.type)
     x = np.asarray(args[0])
     if dt == np.bool_:                      # trunci to i1 keeps the lowest bit
         return [np.asarray(x & 1).astype(np.bool_)]
-    if x.dtype.kind == "f" and dt.kind in "iu" or _narrow(x.dtype) and dt.kind in "iu":
-        x = np.trunc(x.astype(np.float64))
     return [_as(x, dt)]
 
 
@@ -283,10 +282,9 @@ def _astype_unsigned(ctx, op, args):
     return [_as(x, np_type(op.result.type))]
 
 
-@defines(Op.FPTOUI)
-def _fptoui(ctx, op, args):
-    x = np.trunc(np.asarray(args[0]).astype(np.float64))
-    return [_as(x, np_type(op.result.type))]
+@defines(Op.FPTOSI, Op.FPTOUI)
+def _fptoi(ctx, op, args):
+    return [float_to_int(args[0], np_type(op.result.type))]      # saturating, NaN -> 0 (isa/float_to_int.py)
 
 
 @defines(Op.FP_TO_FP)

@@ -640,9 +640,11 @@ define(Op.SITOFP, "Signed integer to float, round to nearest even.", operands=("
        check=_cast(_is_int, _is_float))
 define(Op.UITOFP, "Unsigned integer (or i1) to float.", operands=("x",), elementwise=True,
        check=_cast(_is_int, _is_float))
-define(Op.FPTOSI, "Float to signed integer, truncating toward zero.", operands=("x",), elementwise=True,
+define(Op.FPTOSI, "Float to signed integer, truncating toward zero; out of range saturates (+-inf too), NaN "
+       "gives 0 (isa/float_to_int.py).", operands=("x",), elementwise=True,
        check=_cast(_is_float, _is_int))
-define(Op.FPTOUI, "Float to unsigned integer, truncating toward zero.", operands=("x",), elementwise=True,
+define(Op.FPTOUI, "Float to unsigned integer, truncating toward zero; out of range saturates (negative "
+       "values and -inf give 0), NaN gives 0 (isa/float_to_int.py).", operands=("x",), elementwise=True,
        check=_cast(_is_float, _is_int))
 define(Op.EXTF, "Widen a float exactly.", operands=("x",), elementwise=True,
        check=_cast(_is_float, _is_float, _wider))

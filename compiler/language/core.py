@@ -321,6 +321,10 @@ class tensor:
 
     # --- methods (Triton's tensor member functions) ---
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        """This value converted to `dtype` (or its bits reinterpreted, with bitcast). Float to integer
+        truncates toward zero, saturates out of range (+inf to the largest value, -inf to the smallest,
+        0 for unsigned) and gives 0 for NaN, on both executors (isa/float_to_int.py); fp8 to an
+        integer is refused, as Triton refuses it."""
         dtype = _unwrap(dtype)
         if _unwrap(bitcast):
             return _sem().bitcast(self, dtype)

@@ -246,14 +246,18 @@ def fcvt_d_lu(core, ins):
 def fcvt_lu(core, ins):
     a = core.f[ins.fs1]
     if ins.rd:
-        core.x[ins.rd] = wrap(M64 if math.isnan(a) else int(max(min(a, float(M64)), 0.0)))
+        core.x[ins.rd] = wrap(M64 if math.isnan(a) else min(int(max(min(a, 2.0**64), 0.0)), M64))   # 2^64 - 1: no float
+
+
+def _saturated_i64(a: float) -> int:
+    """a truncated toward zero into [-2^63, 2^63 - 1], nan 0 (2^63 - 1 is not a float: clamp as an int)."""
+    return 0 if math.isnan(a) else min(int(max(min(a, 2.0**63), -2.0**63)), (1 << 63) - 1)
 
 
 @semantics(riscv.FcvtLS)
 def fcvt_l_s(core, ins):
-    a = core.f[ins.fs1]
     if ins.rd:
-        core.x[ins.rd] = 0 if math.isnan(a) else wrap(int(max(min(a, 2.0**63 - 1), -2.0**63)))
+        core.x[ins.rd] = _saturated_i64(core.f[ins.fs1])
 
 
 @semantics(riscv.FmvXW)
@@ -323,9 +327,8 @@ def fcvt_d_l(core, ins):
 
 @semantics(riscv.FcvtLD)
 def fcvt_l_d(core, ins):
-    a = core.f[ins.fs1]
     if ins.rd:
-        core.x[ins.rd] = 0 if math.isnan(a) else wrap(int(max(min(a, 2.0**63 - 1), -2.0**63)))
+        core.x[ins.rd] = _saturated_i64(core.f[ins.fs1])
 
 
 @semantics(riscv.FcvtSD)

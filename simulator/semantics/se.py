@@ -7,6 +7,7 @@ import numpy as np
 
 from isa import se
 from isa import float_minmax as minmax
+from isa.float_to_int import float_to_int
 from isa.types import np_dtype
 
 from . import semantics
@@ -189,10 +190,8 @@ def mov(ctx, cmd):
     a = view(ctx.ls, cmd.addr["a"], t) if "a" in cmd.addr else source(ctx, cmd, "a", compute_dtype(cmd.ins.out.dtype))
     out_dt = np_dtype(cmd.ins.out.dtype)
     with np.errstate(all="ignore"):
-        if out_dt.kind in "iu" and np.asarray(a).dtype.kind == "f":
-            a = np.trunc(np.asarray(a, np.float64))
-            info = np.iinfo(out_dt)
-            a = np.where(np.isfinite(a), np.clip(a, info.min, info.max), 0)
+        if out_dt.kind in "iu" and np.asarray(a).dtype.kind in "fV":      # (V: bf16 and fp8 tiles)
+            a = float_to_int(a, out_dt)
         store(ctx, cmd, "out", a)
 
 

@@ -202,6 +202,8 @@ class CppListing:
             return f"-{n(o[0])}"
         if op.name == Op.EXTUI and ctype(o[0].type).startswith("int"):     # zero-extend: through unsigned
             return f"({ctype(r.type)})(u{ctype(o[0].type)}){n(o[0])}"
+        if op.name in (Op.FPTOSI, Op.FPTOUI):            # a C cast of a value out of range is undefined
+            return f"mtia::fptoi_sat<{ctype(r.type)}>({n(o[0])})"
         if op.name in _CASTS:
             return f"({ctype(r.type)}){n(o[0])}"
         if op.name == Op.BITCAST:

@@ -93,6 +93,7 @@ template <class T, class U> T maximumf(T a, U b);
 template <class T, class U> bool ordered(T a, U b);    // neither is NaN
 template <class T> T sqrt(T a);
 template <class T> T absi(T a);                         // the most negative integer stays itself
+template <class To, class From> To fptoi_sat(From x);  // truncated; out of range saturates, NaN -> 0
 template <class To, class From> To bitcast(From x);
 
 // engine commands: one struct of named fields and one function per ISA instruction

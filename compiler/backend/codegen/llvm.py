@@ -237,6 +237,10 @@ class LlvmListing:
         elif name == Op.FP_TO_FP:
             wider = r.type.scalar.bitwidth > o[0].type.scalar.bitwidth
             self.inst(f"{d} = {'fpext' if wider else 'fptrunc'} {self.typed(o[0])} to {t}")
+        elif name in (Op.FPTOSI, Op.FPTOUI) and not o[0].type.is_block():
+            # fptosi/fptoui of a value out of range is poison; the .sat intrinsics are what we promise
+            fn = f"llvm.{_CASTS[name]}.sat.{t}.{o[0].type.ir}"
+            self.call(t, fn, [self.typed(o[0])], ltype(o[0].type), d)
         elif name in _CASTS:
             self.inst(f"{d} = {_CASTS[name]} {self.typed(o[0])} to {t}")
         elif name in (Op.GET_PROGRAM_ID, Op.GET_NUM_PROGRAMS):

@@ -67,6 +67,7 @@ template <class T, class U> T maximumf(T a, U b);
 template <class T, class U> bool ordered(T a, U b);    // neither is NaN
 template <class T> T sqrt(T a);
 template <class T> T absi(T a);                         // the most negative integer stays itself
+template <class To, class From> To fptoi_sat(From x);  // truncated; out of range saturates, NaN -> 0
 template <class To, class From> To bitcast(From x);
 
 // engine commands: one struct of named fields and one function per ISA instruction
@@ -154,7 +155,7 @@ void re_send(const re_send_args&);
 struct re_histogram_args { tile out; tile a; tile mask = {}; };
 void re_histogram(const re_histogram_args&);
 
-// se.mov: out = a converted to out's dtype (a copy, a broadcast or a cast: float to int truncates toward zero, int to float rounds to nearest even).
+// se.mov: out = a converted to out's dtype (a copy, a broadcast or a cast: float to int truncates toward zero and saturates, NaN -> 0, as isa/float_to_int.py defines; int to float rounds to nearest even).
 struct se_mov_args { tile out; src a; };
 void se_mov(const se_mov_args&);
 

@@ -179,10 +179,7 @@ def lower(g, op) -> bool:
         e.emit(fop(riscv.FcvtSLU if wide_unsigned else riscv.FcvtSL, op.result.type), fd=g.def_reg(op.result), rs1=ra)
         return True
     if name in (Op.FPTOSI, Op.FPTOUI):
-        rd = g.def_reg(op.result)
-        to_u64 = name == Op.FPTOUI and op.result.type.int_bitwidth == 64
-        e.emit(fop(riscv.FcvtLUS if to_u64 else riscv.FcvtLS, op.x.type), rd=rd, fs1=g.reg(op.x))
-        canonicalize(g, rd, op.result.type)
+        _float_to_int(g, op)
         return True
     if name == Op.EXTF or (name == Op.FP_TO_FP and op.result.type == f32 and op.x.type.ir in WIDE_ONLY):
         e.emit(riscv.FmvS, fd=g.def_reg(op.result), fs1=g.reg(op.x))       # (held as f32 already)
@@ -191,6 +188,26 @@ def lower(g, op) -> bool:
         e.emit(riscv.FcvtSD, fd=g.def_reg(op.result), fs1=g.reg(op.x))
         return True
     return False
+
+
+def _float_to_int(g, op) -> None:
+    """Saturating, nan -> 0, as isa/float_to_int.py defines: fcvt saturates to 64 bits (fcvt.l.s gives 0
+    for nan), then a narrower type clamps to its range; fcvt.lu.s gives 2^64 - 1 for nan, so that one is
+    multiplied by (x == x)."""
+    e, t = g.e, op.result.type
+    rd, fs = g.def_reg(op.result), g.reg(op.x)
+    bits, signed = t.int_bitwidth, op.name == Op.FPTOSI
+    if bits == 64 and not signed:
+        ordered = e.vreg("x")
+        e.emit(fop(riscv.FcvtLUS, op.x.type), rd=rd, fs1=fs)
+        e.emit(fop(riscv.FeqS, op.x.type), rd=ordered, fs1=fs, fs2=fs)
+        e.emit(riscv.Mul, rd=rd, rs1=rd, rs2=ordered)
+        return
+    e.emit(fop(riscv.FcvtLS, op.x.type), rd=rd, fs1=fs)
+    if bits < 64:              # in range, so already sign- or zero-extended as canonicalize would leave it
+        lo, hi = (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
+        e.emit(riscv.Max, rd=rd, rs1=rd, rs2=g.const_reg(lo))
+        e.emit(riscv.Min, rd=rd, rs1=rd, rs2=g.const_reg(hi))
 
 
 def _cmpi(g, op) -> None:

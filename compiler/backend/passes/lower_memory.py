@@ -20,10 +20,10 @@ from math import gcd
 
 from ...ir import Builder, Op
 from ...ir.core import Operation, Value
-from ...ir.types import BlockType, i1, i32, i64, u64
+from ...ir.types import BlockType, i1, i8, i16, i32, i64, u8, u16, u32, u64
 from .. import dialect as mtia
 from .. import rows, windows
-from ..affine import Affine, Poly, Quotient, analyze
+from ..affine import Affine, Poly, Quotient, Wrapped, analyze
 from ..masks import BoxMask, analyze_mask
 from .util import constant_value, erase_dead, error_at
 
@@ -73,7 +73,7 @@ def _i64(b: Builder, v: Value) -> Value:
 def _monomial(b: Builder, mono, c: int) -> Value:
     term = None
     for v in mono:
-        x = _quotient(b, v) if isinstance(v, Quotient) else _i64(b, v)
+        x = _quotient(b, v) if isinstance(v, Quotient) else _wrapped(b, v) if isinstance(v, Wrapped) else _i64(b, v)
         term = x if term is None else b.create1(Op.MULI, [term, x], i64)
     if c != 1:
         term = b.create1(Op.MULI, [term, b.constant(c, i64)], i64)
@@ -82,6 +82,13 @@ def _monomial(b: Builder, mono, c: int) -> Value:
 
 def _quotient(b: Builder, q: Quotient) -> Value:
     return b.create1(Op.REMSI if q.remainder else Op.DIVSI, [materialize(b, q.start), b.constant(q.divisor, i64)], i64)
+
+
+def _wrapped(b: Builder, w: Wrapped) -> Value:
+    """The i64 value of w: its polynomial in i64, cut to w's width and extended back."""
+    t = {(8, True): i8, (16, True): i16, (32, True): i32, (8, False): u8, (16, False): u16, (32, False): u32}[(w.bits, w.signed)]
+    narrow = b.create1(Op.TRUNCI, [materialize(b, w.value)], t)
+    return b.create1(Op.EXTSI if w.signed else Op.EXTUI, [narrow], i64)
 
 
 def materialize(b: Builder, p: Poly) -> Value:
@@ -131,6 +138,8 @@ def index_block(b: Builder, aff: Affine, d: int) -> Value:
 
 def _divisibility(v: Value) -> int:
     """A known divisor of a scalar integer value (1 when nothing is known)."""
+    if isinstance(v, Wrapped):                # wrapping to 2^bits keeps the divisors of 2^bits
+        return gcd(_divisor(v.value), 1 << v.bits) or 1
     op = v.owner
     if hasattr(op, "name"):
         if op.name == Op.CONSTANT:

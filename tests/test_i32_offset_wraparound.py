@@ -1,0 +1,107 @@
+"""Offsets are i32 blocks: each element wraps to 32 bits as it is computed, before it is scaled by the
+element size, and the MTIA executor reads and writes what the interpreter (and Triton) does. The
+backend's index analysis (compiler/backend/affine.py) works in exact integers and wraps a block's base
+and strides where the block is read (a pointer offset, a widening cast, a compare), so a box DMA's base
+address and its mask bounds use the wrapped values."""
+import numpy as np
+import pytest
+
+import compiler as triton
+import compiler.language as tl
+from tests.executors import EXECUTORS, launch
+
+BIG = 2**31 - 1                    # a + b + 4 = 2**32 + 2: wraps to 2
+
+
+@triton.jit
+def _load(X, Out, a, b, N: tl.constexpr):
+    offs = tl.arange(0, N) + a + b + 4
+    tl.store(Out + tl.arange(0, N), tl.load(X + offs))
+
+
+@triton.jit
+def _store(X, Out, a, b, N: tl.constexpr):
+    offs = tl.arange(0, N) + a + b + 4
+    tl.store(Out + offs, tl.load(X + tl.arange(0, N)))
+
+
+@triton.jit
+def _masked(X, Out, a, b, n, N: tl.constexpr):
+    offs = tl.arange(0, N) + a + b + 4       # 2 + arange: the mask reads the wrapped values
+    tl.store(Out + tl.arange(0, N), tl.load(X + offs, mask=offs < n, other=-1.0))
+
+
+@triton.jit
+def _tile(X, Out, a, b, R: tl.constexpr, C: tl.constexpr):
+    r, c = tl.arange(0, R), tl.arange(0, C)
+    offs = (r[:, None] * C + a) + (c[None, :] + b) + 2      # a + b + 2 = 2**32: wraps to 0
+    tl.store(Out + r[:, None] * C + c[None, :], tl.load(X + offs))
+
+
+@triton.jit
+def _widened(X, Out, a, b, N: tl.constexpr):
+    offs = (tl.arange(0, N) + a + b + 4).to(tl.int64) * 2      # widened after the wrap: 2 * (arange + 2)
+    tl.store(Out + tl.arange(0, N), tl.load(X + offs))
+
+
+@triton.jit
+def _across_the_wrap(X, Out, N: tl.constexpr, START: tl.constexpr):
+    # START = 2**31 - 8: elements 0..7 stay near 2**31, 8..15 wrap to -2**31 + 0..7 (between elements
+    # of one block: not one box); only those are read, at -2**31 + 2**31 = 0..7
+    offs = tl.arange(0, N) + START
+    tl.store(Out + tl.arange(0, N), tl.load(X + (offs.to(tl.int64) + 2**31), mask=offs < 0, other=-1.0))
+
+
+def _x(n, seed):
+    return np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_wrapped_block_base_loads_where_the_interpreter_does(executor):
+    x = _x(64, 1)
+    out = np.full(16, np.nan, np.float32)
+    launch(_load, (1,), x, out, BIG, BIG, N=16, executor=executor)
+    np.testing.assert_array_equal(out, x[2:18])
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_wrapped_block_base_stores_where_the_interpreter_does(executor):
+    x = _x(16, 2)
+    out = np.full(64, np.nan, np.float32)
+    launch(_store, (1,), x, out, BIG, BIG, N=16, executor=executor)
+    want = np.full(64, np.nan, np.float32)
+    want[2:18] = x
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_mask_compares_the_wrapped_offsets(executor):
+    x = _x(64, 3)
+    out = np.full(16, np.nan, np.float32)
+    launch(_masked, (1,), x, out, BIG, BIG, 10, N=16, executor=executor)
+    offs = np.arange(16) + 2
+    np.testing.assert_array_equal(out, np.where(offs < 10, x[offs], -1.0).astype(np.float32))
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_tile_whose_base_wraps(executor):
+    x = _x(8 * 16, 4)
+    out = np.full(8 * 16, np.nan, np.float32)
+    launch(_tile, (1,), x, out, BIG, BIG, R=8, C=16, executor=executor)
+    np.testing.assert_array_equal(out, x)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_offsets_widened_after_they_wrapped(executor):
+    x = _x(64, 5)
+    out = np.full(16, np.nan, np.float32)
+    launch(_widened, (1,), x, out, BIG, BIG, N=16, executor=executor)
+    np.testing.assert_array_equal(out, x[2 * (np.arange(16) + 2)])
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_block_that_wraps_between_its_elements(executor):
+    x = _x(16, 6)
+    out = np.full(16, np.nan, np.float32)
+    launch(_across_the_wrap, (1,), x, out, N=16, START=2**31 - 8, executor=executor)
+    np.testing.assert_array_equal(out, np.concatenate([np.full(8, -1.0, np.float32), x[:8]]))
