@@ -255,8 +255,8 @@ def build_report(machine, program, wall: float) -> Report:
     def compute_floors(dpe_by_dtype: dict) -> dict:
         return {"dpe": sum(v / cfg.dpe_peak_flops(dt) for dt, v in dpe_by_dtype.items()),
                 "se": ops["se"] / peaks["se"], "re": ops["re"] / peaks["re"],
-                "vector": sum(n / (cfg.pe.vector.ops_per_cycle.get(dt, 1) * cfg.num_pes * hz)
-                              for dt, n in vec_by_dtype.items())}
+                "vector": float(sum(n / (cfg.pe.vector.ops_per_cycle.get(dt, 1) * cfg.num_pes * hz)
+                                    for dt, n in vec_by_dtype.items()))}
     floors = compute_floors(issued)
     unit = max(COMPUTE_UNITS, key=floors.get)
     if unit == "dpe" and issued:
