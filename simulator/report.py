@@ -6,11 +6,11 @@ masked load's padding is not work; simulator/pe/dpe.py), and `dpe_issued` is wha
 its time on, padding included. FLOP/s and FLOP/B are of the useful work.
 
 The roofline floor is the shortest time the config allows for this run: each unit's share at its
-peak (the DPE's issued MACs, the SE's, RE's and vector cores' operations), every DRAM (or SRAM) byte
-at full bandwidth, or the busiest NoC link's bytes at its bandwidth (`noc`: the PEs of a half-row
-share one link into their crossbar), whichever is longest. A run can never beat it; `fraction`
+peak (the DPE's issued MACs, the SE's, RE's and vector cores' operations, the bytes the MLU lays
+out), every DRAM (or SRAM) byte at full bandwidth, or the busiest NoC link's bytes at its bandwidth
+(`noc`: the PEs of a half-row share one link into their crossbar), whichever is longest. A run can never beat it; `fraction`
 ("% of roof", the one figure of that name in every report, table and chart) is floor / actual, and
-`bound` names the unit that sets the floor: dpe, se, re, vector, dram, sram or noc.
+`bound` names the unit that sets the floor: dpe, se, re, vector, mlu, dram, sram or noc.
 
 The compulsory floor judges the traffic itself: the bytes the kernel's arguments must move at least
 once (each array read counts its size, each array written its size again) at DRAM (arrays in DRAM)
@@ -27,8 +27,9 @@ import json
 from dataclasses import asdict, dataclass, field
 
 ENGINES = ("dpe", "se", "re", "mlu", "dma")
-COMPUTE_UNITS = ("dpe", "se", "re", "vector")        # the units with a compute floor
-UNITS = (*COMPUTE_UNITS, "dram", "sram", "noc")      # every floor, and so every bound a run can have
+COMPUTE_UNITS = ("dpe", "se", "re", "vector")        # the units with a compute floor (and a FLOP/s roof)
+ENGINE_UNITS = (*COMPUTE_UNITS, "mlu")               # ... and the MLU, whose work is bytes it lays out
+UNITS = (*ENGINE_UNITS, "dram", "sram", "noc")       # every floor, and so every bound a run can have
 
 
 @dataclass
@@ -147,7 +148,7 @@ def format_report(r: Report) -> str:
         f"{r.kernel} on {r.config}, grid {r.grid}{'' if r.numerics else ' (timing only)'}",
         f"  time        {r.cycles:,.0f} cycles = {r.seconds * 1e6:,.2f} us   "
         f"({r.commands:,} commands, {r.instructions:,} instructions, simulated in {r.wall_seconds:.2f} s)",
-        "  work        " + ", ".join(work),
+        "  work        " + (", ".join(work) or "no arithmetic"),
         f"  memory      DRAM {_si(r.bytes['dram_read'], 'B')} read + {_si(r.bytes['dram_write'], 'B')} written, "
         f"SRAM {_si(r.bytes['sram'], 'B')}, LS {_si(r.bytes['ls'], 'B')}; LLC {r.llc['hits']:,} hits / "
         f"{r.llc['misses']:,} misses" + _llc_extra(r.llc),
@@ -159,7 +160,7 @@ def format_report(r: Report) -> str:
         + (f"; intensity {rf.arithmetic_intensity:.3g} FLOP/B, compute roof {rf.compute_roof} "
            f"{_si(rf.peak_flops, 'FLOP/s')}" if rf.flops else ""),
         "  floors      " + ", ".join(f"{k} {v * 1e6:,.2f} us" for k, v in rf.floors.items()
-                                     if v or k not in COMPUTE_UNITS),
+                                     if v or k not in ENGINE_UNITS),
     ]
     if r.dram.get("data"):
         lines.insert(4, "  dram        " + format_dram(r.dram))
@@ -259,6 +260,8 @@ def build_report(machine, program, wall: float) -> Report:
                                     for dt, n in vec_by_dtype.items()))}
     floors = compute_floors(issued)
     unit = max(COMPUTE_UNITS, key=floors.get)
+    mlu_peak = cfg.pe.mlu.bytes_per_cycle * cfg.num_pes * hz
+    floors["mlu"] = sum(pe.engines["mlu"].bytes for pe in machine.pes) / mlu_peak
     if unit == "dpe" and issued:
         dt = max(issued, key=issued.get)
         compute_roof, peak = f"dpe:{dt}", cfg.dpe_peak_flops(dt)

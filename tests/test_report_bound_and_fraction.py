@@ -1,5 +1,5 @@
-"""A report names the unit that binds (dpe, se, re, vector, dram, sram or noc), and its "% of roof" is
-one figure, floor / time, wherever it is shown: the report, its JSON and table row, the roofline
+"""A report names the unit that binds (dpe, se, re, vector, mlu, dram, sram or noc), and its "% of roof"
+is one figure, floor / time, wherever it is shown: the report, its JSON and table row, the roofline
 chart and `mtiasim roofline`'s table."""
 import json
 
@@ -74,3 +74,26 @@ def test_one_fraction_of_roof_in_the_report_the_chart_and_the_tables(se_bound):
     assert any(f"{100 * rf.fraction:.0f}% of roof" in t for t in labels), labels
     table = _points_table(chart.points)
     assert f"{100 * rf.fraction:.1f}" in table and table.rstrip().endswith(" se"), table
+
+
+@triton.jit
+def spin(x_ptr, y_ptr, STEPS: tl.constexpr):
+    r = tl.arange(0, 64)
+    offs = tl.program_id(0) * 4096 + r[:, None] * 64 + r[None, :]
+    x = tl.load(x_ptr + offs)
+    for _ in range(STEPS):                      # transposes: the MLU's work, no arithmetic at all
+        x = tl.trans(x)
+    tl.store(y_ptr + offs, x)
+
+
+@pytest.mark.parametrize("executor", ["interpreter", "mtia"])
+def test_a_run_of_transposes_is_bound_by_the_mlu(executor):
+    x = np.random.default_rng(5).standard_normal(4 * 4096).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    with use_config("mtia-small"):
+        run = spin[(4,)](x, y, STEPS=65, executor=executor)
+    np.testing.assert_array_equal(y, x.reshape(4, 64, 64).transpose(0, 2, 1).reshape(-1))
+    if executor == "mtia":
+        rf = run.report.roofline
+        assert rf.floors["mlu"] > rf.floors["dram"] and rf.bound == "mlu"
+        assert "bound by mlu" in str(run.report)
