@@ -222,11 +222,19 @@ def _sweep_table(res) -> str:
         if r.get("error"):
             row["result"] = "error: " + str(r["error"]).splitlines()[0][:100]
         else:
-            row.update({"us": r["seconds"] * 1e6, "% of roof": 100 * r["roofline_fraction"], "bound": r["bound"]})
+            row.update({"us": r["seconds"] * 1e6, "% of roof": 100 * r["roofline_fraction"],
+                        "% of compulsory": _percent(r.get("compulsory_fraction")), "bound": r["bound"]})
         rows.append(row)
     rows.sort(key=lambda r: tuple(str(r.get(k)) for k in ["workload", "shape"]) +
               tuple(float(r[k]) if isinstance(r.get(k), (int, float)) else 0 for k in knobs))
-    return format_table(rows, ["workload", "shape", *knobs, "us", "% of roof", "bound", "result"])
+    return format_table(rows, ["workload", "shape", *knobs, "us", "% of roof", "% of compulsory", "bound", "result"])
+
+
+def _percent(fraction) -> float | None:
+    """A fraction as a percentage; None (an empty cell) where the run had no such figure."""
+    if not isinstance(fraction, (int, float)) or math.isnan(fraction):
+        return None
+    return round(100 * fraction, 1)
 
 
 # ---- trace --------------------------------------------------------------------------------------
@@ -353,9 +361,11 @@ def _points_table(points) -> str:
         rows.append({"run": p["label"], "config": p["config"],
                      "FLOP/B": "inf (no DRAM)" if math.isinf(p["x"]) else f"{p['x']:.3g}",
                      "achieved": si(p["y"], "FLOP/s"), "roof here": si(p["roof_y"], "FLOP/s") if p["plotted"] else "",
-                     "% of roof": round(100 * p["y"] / p["roof_y"], 1) if p["plotted"] and p["roof_y"] else None,
+                     "% of roof": round(100 * p["fraction"], 1),
+                     "% of compulsory": _percent(p["compulsory_fraction"]),
                      "bound": p["bound"], "note": "" if p["plotted"] else "no FLOPs: not on the chart"})
-    return format_table(rows, ["run", "config", "FLOP/B", "achieved", "roof here", "% of roof", "bound", "note"])
+    return format_table(rows, ["run", "config", "FLOP/B", "achieved", "roof here", "% of roof", "% of compulsory",
+                               "bound", "note"])
 
 
 # ---- bench --------------------------------------------------------------------------------------

@@ -13,6 +13,11 @@ logarithmic. Each config draws its compute roofs (DPE at f16 and i8, SE, and any
 run used) as ceilings min(peak, DRAM bandwidth x intensity), and its SRAM bandwidth as a dashed
 slope. A run that moved no DRAM bytes has infinite intensity: it is drawn at the right edge with a
 '>' marker, and its point keeps x = inf.
+
+A point's "% of roof" is its report's (`Roofline.fraction`: the run's floor over its time, whatever
+unit binds: DRAM, SRAM, the NoC or one of the engines), not its distance to the lines drawn, which
+show only the DRAM slope and the compute peaks; `roof_y` is the FLOP/s that floor allows. Beside it
+stands the fraction of the compulsory floor (simulator/report.py), which no excess traffic improves.
 """
 from __future__ import annotations
 
@@ -131,9 +136,11 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
         rf = rep.roofline
         x, y = rf.arithmetic_intensity, rf.achieved_flops
         plotted = y > 0 and x > 0
+        comp = rep.compulsory
         points.append({"label": label, "config": rep.config, "kernel": rep.kernel, "x": x, "y": y,
                        "plotted": plotted, "bound": rf.bound, "compute_roof": rf.compute_roof,
-                       "roof_y": roof_at(roofs[rep.config], x, rf.compute_roof) if plotted else float("nan")})
+                       "roof_y": rf.attainable_flops if plotted else float("nan"), "fraction": rf.fraction,
+                       "compulsory_fraction": comp.fraction if comp is not None else float("nan")})
 
     xlo, xhi, ylo, yhi = _limits(points, roofs)
     fig, ax = _figure(ax, (10, 5.5))
@@ -169,12 +176,11 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
         p["y_plotted"] = p["y"]
         ax.scatter([p["x_plotted"]], [p["y"]], marker=">" if edge else "o", s=60, color=colour[p["config"]],
                    edgecolors="black", zorder=5)
-        frac = p["y"] / p["roof_y"] if p["roof_y"] else 0.0
         if numbered:
             p["number"] = numbers.setdefault(p["label"], len(numbers) + 1)
             text = str(p["number"])
         else:
-            text = f"{p['label']} ({100 * frac:.0f}% of roof)"
+            text = f"{p['label']} ({fractions_text(p['fraction'], p['compulsory_fraction'])})"
         fx, width = _axes_fraction(p["x_plotted"], xlo, xhi), 0.0085 * len(text)
         dy = _label_offset(placed, fx - width if edge else fx, fx if edge else fx + width,
                            _axes_fraction(p["y"], ylo, yhi))
@@ -196,6 +202,12 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
         ax.text(0.99, 0.01, "> : no DRAM traffic (infinite intensity)", transform=ax.transAxes, ha="right",
                 va="bottom", fontsize=7, color="dimgray")
     return Chart(fig, points, all_roofs)
+
+
+def fractions_text(fraction: float, compulsory: float) -> str:
+    """'93% of roof, 41% of compulsory': the two fractions a run is judged by, always together."""
+    text = f"{100 * fraction:.0f}% of roof"
+    return text if math.isnan(compulsory) else f"{text}, {100 * compulsory:.0f}% of compulsory"
 
 
 def _axes_fraction(v: float, lo: float, hi: float) -> float:

@@ -1,18 +1,25 @@
 """What a run reports: time, work by engine, bytes by memory level, engine utilisation, and where
 the run sits against the roofline of its config.
 
-The roofline floor is the shortest time the config allows for this work: the busiest compute
-engine at its peak, every DRAM (or SRAM) byte at full bandwidth, or the busiest NoC link's bytes at
-its bandwidth (`noc`: the PEs of a half-row share one link into their crossbar), whichever is
-longest. A run can never beat it; `fraction` is floor / actual, and `bound` names the roof that sets
-the floor.
+Work is the kernel's own: a DPE command counts 2MNK of the elements its operands hold data in (a
+masked load's padding is not work; simulator/pe/dpe.py), and `dpe_issued` is what the MAC array spent
+its time on, padding included. FLOP/s and FLOP/B are of the useful work.
+
+The roofline floor is the shortest time the config allows for this run: each unit's share at its
+peak (the DPE's issued MACs, the SE's, RE's and vector cores' operations, the bytes the MLU lays
+out), every DRAM (or SRAM) byte at full bandwidth, or the busiest NoC link's bytes at its bandwidth
+(`noc`: the PEs of a half-row share one link into their crossbar), whichever is longest. A run can never beat it; `fraction`
+("% of roof", the one figure of that name in every report, table and chart) is floor / actual, and
+`bound` names the unit that sets the floor: dpe, se, re, vector, mlu, dram, sram or noc.
 
 The compulsory floor judges the traffic itself: the bytes the kernel's arguments must move at least
 once (each array read counts its size, each array written its size again) at DRAM (arrays in DRAM)
-and SRAM (all of them) bandwidth. A kernel that moves 7x those bytes shows it here, however well it
-uses the bandwidth it spends. A write-back LLC may still hold up to its size of the outputs when the
-run ends, so only written bytes past that size must reach DRAM; only a warm LLC (an earlier run on
-the same machine) can then beat the floor.
+and SRAM (all of them) bandwidth, and the useful work at each unit's peak. A kernel that moves 7x
+those bytes shows it here, however well it uses the bandwidth it spends: its roofline fraction is
+measured against its own traffic, its compulsory `fraction` against what the kernel must move, and
+the two stand side by side wherever either is shown. A write-back LLC may still hold up to its size
+of the outputs when the run ends, so only written bytes past that size must reach DRAM; only a warm
+LLC (an earlier run on the same machine) can then beat the floor.
 """
 from __future__ import annotations
 
@@ -20,34 +27,39 @@ import json
 from dataclasses import asdict, dataclass, field
 
 ENGINES = ("dpe", "se", "re", "mlu", "dma")
+COMPUTE_UNITS = ("dpe", "se", "re", "vector")        # the units with a compute floor (and a FLOP/s roof)
+ENGINE_UNITS = (*COMPUTE_UNITS, "mlu")               # ... and the MLU, whose work is bytes it lays out
+UNITS = (*ENGINE_UNITS, "dram", "sram", "noc")       # every floor, and so every bound a run can have
 
 
 @dataclass
 class Roofline:
-    flops: float                      # operations of every engine (FLOPs for floats, ops for ints)
+    flops: float                      # useful operations of every engine (FLOPs for floats, ops for ints)
     dram_bytes: float
     sram_bytes: float
-    compute_roof: str                 # which engine/dtype sets the compute roof ("dpe:f16", "se")
-    peak_flops: float                 # that roof, in FLOP/s
+    compute_roof: str                 # the compute unit whose floor is longest ("dpe:f16", "se", "vector")
+    peak_flops: float                 # that unit's peak, in FLOP/s
     dram_bandwidth: float             # bytes/s
     sram_bandwidth: float             # bytes/s
-    arithmetic_intensity: float       # FLOPs per DRAM byte (inf when nothing touched DRAM)
-    floors: dict[str, float]          # seconds each roof alone needs
+    arithmetic_intensity: float       # useful FLOPs per DRAM byte (inf when nothing touched DRAM)
+    floors: dict[str, float]          # seconds each unit alone needs, by unit (UNITS)
     floor_seconds: float
-    bound: str                        # "compute", "dram" or "sram"
+    bound: str                        # the unit that sets the floor: one of UNITS
     attainable_flops: float           # flops / floor_seconds
     achieved_flops: float             # flops / seconds
-    fraction: float                   # floor_seconds / seconds, in (0, 1]
+    fraction: float                   # floor_seconds / seconds, in (0, 1]: "% of roof"
+    issued_flops: float = 0.0         # flops with the DPE's padded work in place of its useful work
 
 
 @dataclass
 class Compulsory:
     dram_bytes: float                 # argument bytes in DRAM, read once and written once
     sram_bytes: float                 # every argument byte, read once and written once
-    floors: dict[str, float]          # seconds: compute (as the roofline), dram, sram
+    floors: dict[str, float]          # seconds: compute (useful work at peak), dram, sram
     floor_seconds: float
     dram_ratio: float                 # DRAM bytes this run moved / dram_bytes (nan when 0)
     sram_ratio: float                 # SRAM bytes this run moved / sram_bytes
+    fraction: float = 0.0             # floor_seconds / the run's seconds: "% of compulsory"
 
 
 @dataclass
@@ -73,7 +85,10 @@ class Report:
     stalls: dict[str, dict[str, float]] = field(default_factory=dict)
     compulsory: Compulsory | None = None
     # DRAM channel time by use, as fractions of (channels x run): data, ecc, activate, turnaround, refresh
+    # (these add up to the channels' busy time, at most all of it), and after_end: write-backs still
+    # booked on the channels when the run ended (nothing waited for them), not part of the run
     dram: dict[str, float] = field(default_factory=dict)
+    dpe_issued: float = 0.0                   # the DPE's FLOPs as issued: ops["dpe"] plus its tiles' padding
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -86,6 +101,7 @@ class Report:
         r = {"kernel": self.kernel, "config": self.config, "cycles": self.cycles, "seconds": self.seconds,
              "commands": self.commands, "instructions": self.instructions, "wall_seconds": self.wall_seconds}
         r.update({f"ops_{k}": v for k, v in self.ops.items()})
+        r["ops_dpe_issued"] = self.dpe_issued
         r.update({f"bytes_{k}": v for k, v in self.bytes.items()})
         r.update({f"llc_{k}": v for k, v in self.llc.items()})
         r.update({f"util_{k}": v for k, v in self.utilization.items()})
@@ -97,12 +113,12 @@ class Report:
         r.update({"flops": rf.flops, "arithmetic_intensity": rf.arithmetic_intensity, "peak_flops": rf.peak_flops,
                   "compute_roof": rf.compute_roof, "floor_seconds": rf.floor_seconds, "bound": rf.bound,
                   "attainable_flops": rf.attainable_flops, "achieved_flops": rf.achieved_flops,
-                  "roofline_fraction": rf.fraction})
+                  "roofline_fraction": rf.fraction, "issued_flops": rf.issued_flops})
         r.update({f"dram_{k}": v for k, v in self.dram.items()})
         if self.compulsory is not None:
             c = self.compulsory
-            r.update({"compulsory_floor_seconds": c.floor_seconds, "compulsory_dram_ratio": c.dram_ratio,
-                      "compulsory_sram_ratio": c.sram_ratio})
+            r.update({"compulsory_floor_seconds": c.floor_seconds, "compulsory_fraction": c.fraction,
+                      "compulsory_dram_ratio": c.dram_ratio, "compulsory_sram_ratio": c.sram_ratio})
         return r
 
     def __str__(self) -> str:
@@ -124,22 +140,27 @@ def _si(v: float, unit: str) -> str:
 
 def format_report(r: Report) -> str:
     rf = r.roofline
+    padded = r.dpe_issued - r.ops.get("dpe", 0.0)
+    work = [f"{k} {_si(v, 'op')}" + (f" ({_si(r.dpe_issued, 'op')} issued, with the padding of masked tiles)"
+                                     if k == "dpe" and padded > 0.5 else "")
+            for k, v in r.ops.items() if v]
     lines = [
         f"{r.kernel} on {r.config}, grid {r.grid}{'' if r.numerics else ' (timing only)'}",
         f"  time        {r.cycles:,.0f} cycles = {r.seconds * 1e6:,.2f} us   "
         f"({r.commands:,} commands, {r.instructions:,} instructions, simulated in {r.wall_seconds:.2f} s)",
-        "  work        " + ", ".join(f"{k} {_si(v, 'op')}" for k, v in r.ops.items() if v),
+        "  work        " + (", ".join(work) or "no arithmetic"),
         f"  memory      DRAM {_si(r.bytes['dram_read'], 'B')} read + {_si(r.bytes['dram_write'], 'B')} written, "
         f"SRAM {_si(r.bytes['sram'], 'B')}, LS {_si(r.bytes['ls'], 'B')}; LLC {r.llc['hits']:,} hits / "
         f"{r.llc['misses']:,} misses" + _llc_extra(r.llc),
         "  engines     " + "  ".join(f"{k} {100 * v:5.1f}%" for k, v in r.utilization.items()),
-        f"  roofline    {100 * rf.fraction:.1f}% of the {rf.bound} roofline: "
+        f"  roofline    {100 * rf.fraction:.1f}% of roof, bound by {rf.bound}: "
         + (f"{_si(rf.achieved_flops, 'FLOP/s')} achieved of {_si(rf.attainable_flops, 'FLOP/s')} attainable; "
            if rf.flops else "")
         + f"DRAM {_si(rf.dram_bytes / r.seconds if r.seconds else 0, 'B/s')} of {_si(rf.dram_bandwidth, 'B/s')}"
-        + (f"; compute roof {rf.compute_roof} {_si(rf.peak_flops, 'FLOP/s')}, intensity "
-           f"{rf.arithmetic_intensity:.3g} FLOP/B" if rf.flops else ""),
-        "  floors      " + ", ".join(f"{k} {v * 1e6:,.2f} us" for k, v in rf.floors.items()),
+        + (f"; intensity {rf.arithmetic_intensity:.3g} FLOP/B, compute roof {rf.compute_roof} "
+           f"{_si(rf.peak_flops, 'FLOP/s')}" if rf.flops else ""),
+        "  floors      " + ", ".join(f"{k} {v * 1e6:,.2f} us" for k, v in rf.floors.items()
+                                     if v or k not in ENGINE_UNITS),
     ]
     if r.dram.get("data"):
         lines.insert(4, "  dram        " + format_dram(r.dram))
@@ -147,8 +168,9 @@ def format_report(r: Report) -> str:
     if c is not None and c.sram_bytes:
         moved = (f"moved {c.dram_ratio:.2f}x those bytes from DRAM, " if c.dram_bytes else "moved ") + \
                 f"{c.sram_ratio:.2f}x through SRAM"
-        lines.append(f"  compulsory  dram {c.floors['dram'] * 1e6:,.2f} us, sram {c.floors['sram'] * 1e6:,.2f} us "
-                     f"({_si(c.sram_bytes, 'B')} of arguments, each read or written once); {moved}")
+        lines.append(f"  compulsory  {100 * c.fraction:.1f}% of the compulsory floor: dram {c.floors['dram'] * 1e6:,.2f} us, "
+                     f"sram {c.floors['sram'] * 1e6:,.2f} us ({_si(c.sram_bytes, 'B')} of arguments, each read or "
+                     f"written once); {moved}")
     stalls = format_stalls(r.stalls)
     if stalls:
         lines.append("  stalls      " + stalls)
@@ -165,10 +187,12 @@ def _llc_extra(llc: dict) -> str:
 
 def format_dram(d: dict) -> str:
     """How the DRAM channels spent the run: busy, and of it, data and each loss."""
-    busy = sum(d.values())
+    busy = sum(v for k, v in d.items() if k != "after_end")
     parts = [f"data {100 * d['data']:.1f}%"] + [f"{k} {100 * d[k]:.1f}%" for k in ("refresh", "turnaround", "activate",
                                                                                "ecc") if d.get(k, 0) >= 0.0005]
-    return f"channels {100 * busy:.1f}% busy: " + ", ".join(parts)
+    after = d.get("after_end", 0.0)
+    tail = f"; write-backs queued past the end: {100 * after:.1f}% more" if after >= 0.0005 else ""
+    return f"channels {100 * busy:.1f}% busy: " + ", ".join(parts) + tail
 
 
 def format_stalls(stalls: dict, top: int = 2, at_least: float = 0.01) -> str:
@@ -206,48 +230,50 @@ def build_report(machine, program, wall: float) -> Report:
             per["done"] = per.get("done", 0.0) + max(0.0, cycles - eng.last_end) * share
     ms = machine.memsys
     dram = ms.dram_read + ms.dram_write
-    use = ms.dram.totals()
+    use = ms.dram.totals(until=cycles)          # (channel time booked past the run's end kept apart)
     span = cycles * ms.dram.n
-    dram_use = {k: (use[k] / span if span else 0.0) for k in ("data", "ecc", "activate", "turnaround", "refresh")}
+    dram_use = {k: (use[k] / span if span else 0.0)
+                for k in ("data", "ecc", "activate", "turnaround", "refresh", "after_end")}
     by = {"dram_read": float(ms.dram_read), "dram_write": float(ms.dram_write), "sram": float(ms.sram_bytes),
           "ls": float(sum(pe.ls_port.bytes for pe in machine.pes)),
           "dma": float(sum(pe.engines["dma"].bytes for pe in machine.pes))}
-    # compute roof: per engine, its work at chip-wide peak
-    dpe_dtypes = {}
+    # each compute unit's floor: its work at chip-wide peak (the DPE's as issued: padding takes its time)
+    issued, useful = {}, {}
     for pe in machine.pes:
-        for dt, v in pe.engines["dpe"].ops_by_dtype.items():
-            dpe_dtypes[dt] = dpe_dtypes.get(dt, 0.0) + v
-    floors_compute = {}
-    for dt, v in dpe_dtypes.items():
-        floors_compute[f"dpe:{dt}"] = v / cfg.dpe_peak_flops(dt)
-    se_peak = cfg.pe.se.elems_per_cycle * cfg.num_pes * hz
-    re_peak = cfg.pe.re.elems_per_cycle * cfg.num_pes * hz
-    if ops["se"]:
-        floors_compute["se"] = ops["se"] / se_peak
-    if ops["re"]:
-        floors_compute["re"] = ops["re"] / re_peak
+        dpe = pe.engines["dpe"]
+        for dt, v in dpe.ops_by_dtype.items():
+            issued[dt] = issued.get(dt, 0.0) + v
+        for dt, v in dpe.useful_by_dtype.items():
+            useful[dt] = useful.get(dt, 0.0) + v
+    ops["dpe"] = sum(useful.values())
+    dpe_issued = float(sum(pe.engines["dpe"].ops for pe in machine.pes))
+    peaks = {"se": cfg.pe.se.elems_per_cycle * cfg.num_pes * hz, "re": cfg.pe.re.elems_per_cycle * cfg.num_pes * hz}
     vec_by_dtype: dict[str, float] = {}
     for v in vec:
         for dt, n in v["ops_by_dtype"].items():
             vec_by_dtype[dt] = vec_by_dtype.get(dt, 0.0) + n
-    vec_time = sum(n / (cfg.pe.vector.ops_per_cycle.get(dt, 1) * cfg.num_pes * hz) for dt, n in vec_by_dtype.items())
-    if vec_time:
-        floors_compute["vector"] = vec_time
-    dpe_total = sum(floors_compute[k] for k in floors_compute if k.startswith("dpe:"))
-    compute_floor = max([dpe_total] + [v for k, v in floors_compute.items() if not k.startswith("dpe:")])
-    if dpe_dtypes:
-        roof_name = max(dpe_dtypes, key=dpe_dtypes.get)
-        compute_roof, peak = f"dpe:{roof_name}", cfg.dpe_peak_flops(roof_name)
-    elif ops["se"] >= ops["re"] and ops["se"]:
-        compute_roof, peak = "se", se_peak
-    elif ops["re"]:
-        compute_roof, peak = "re", re_peak
+
+    def compute_floors(dpe_by_dtype: dict) -> dict:
+        return {"dpe": sum(v / cfg.dpe_peak_flops(dt) for dt, v in dpe_by_dtype.items()),
+                "se": ops["se"] / peaks["se"], "re": ops["re"] / peaks["re"],
+                "vector": float(sum(n / (cfg.pe.vector.ops_per_cycle.get(dt, 1) * cfg.num_pes * hz)
+                                    for dt, n in vec_by_dtype.items()))}
+    floors = compute_floors(issued)
+    unit = max(COMPUTE_UNITS, key=floors.get)
+    mlu_peak = cfg.pe.mlu.bytes_per_cycle * cfg.num_pes * hz
+    floors["mlu"] = sum(pe.engines["mlu"].bytes for pe in machine.pes) / mlu_peak
+    if unit == "dpe" and issued:
+        dt = max(issued, key=issued.get)
+        compute_roof, peak = f"dpe:{dt}", cfg.dpe_peak_flops(dt)
+    elif unit in peaks and floors[unit]:
+        compute_roof, peak = unit, peaks[unit]
+    elif unit == "vector" and floors[unit]:
+        compute_roof, peak = "vector", sum(vec_by_dtype.values()) / floors["vector"]   # its mix's rate
     else:
-        compute_roof, peak = "dpe:f16", cfg.dpe_peak_flops("f16") if "f16" in cfg.pe.dpe.macs_per_cycle else se_peak
+        compute_roof, peak = "dpe:f16", cfg.dpe_peak_flops("f16") if "f16" in cfg.pe.dpe.macs_per_cycle else peaks["se"]
     dram_bw = cfg.dram.bandwidth_gbps * 1e9
     sram_bw = cfg.sram.gbps * 1e9
-    floors = {"compute": compute_floor, "dram": dram / dram_bw, "sram": ms.sram_bytes / sram_bw,
-              "noc": noc_floor(ms, cfg)}
+    floors |= {"dram": dram / dram_bw, "sram": ms.sram_bytes / sram_bw, "noc": noc_floor(ms, cfg)}
     floor = max(floors.values())
     bound = max(floors, key=floors.get)
     flops = sum(ops.values())
@@ -256,8 +282,9 @@ def build_report(machine, program, wall: float) -> Report:
         peak_flops=peak, dram_bandwidth=dram_bw, sram_bandwidth=sram_bw,
         arithmetic_intensity=flops / dram if dram else float("inf"), floors=floors, floor_seconds=floor,
         bound=bound, attainable_flops=flops / floor if floor else 0.0,
-        achieved_flops=flops / seconds if seconds else 0.0, fraction=floor / seconds if seconds else 0.0)
-    comp = compulsory(machine, compute_floor, dram, ms.sram_bytes)
+        achieved_flops=flops / seconds if seconds else 0.0, fraction=floor / seconds if seconds else 0.0,
+        issued_flops=flops - ops["dpe"] + dpe_issued)
+    comp = compulsory(machine, max(compute_floors(useful).values()), dram, ms.sram_bytes, seconds)
     return Report(
         kernel=program.name, config=cfg.name, grid=machine.grid, cycles=cycles, seconds=seconds,
         commands=sum(pe.core.issued for pe in machine.pes),
@@ -268,7 +295,7 @@ def build_report(machine, program, wall: float) -> Report:
         utilization=util, per_pe=per_pe, roofline=rf,
         wall_seconds=wall, numerics=machine.numerics, log=list(machine.log),
         stalls={k: dict(sorted(v.items(), key=lambda kv: -kv[1])) for k, v in stalls.items()},
-        compulsory=comp, dram=dram_use)
+        compulsory=comp, dram=dram_use, dpe_issued=dpe_issued)
 
 
 def noc_floor(ms, cfg) -> float:
@@ -278,7 +305,7 @@ def noc_floor(ms, cfg) -> float:
     return busiest / (cfg.noc.link_gbps * 1e9)
 
 
-def compulsory(machine, compute_floor: float, dram_moved: float, sram_moved: float) -> Compulsory:
+def compulsory(machine, compute_floor: float, dram_moved: float, sram_moved: float, seconds: float) -> Compulsory:
     """The floor of the bytes the arguments must move: every array argument the run read counts its
     size once, every one it wrote once more (at DRAM: less what a write-back LLC can keep dirty)."""
     cfg, ms = machine.cfg, machine.memsys
@@ -298,9 +325,11 @@ def compulsory(machine, compute_floor: float, dram_moved: float, sram_moved: flo
     dram_b = dram_read + max(0.0, dram_written - kept)
     floors = {"compute": compute_floor, "dram": dram_b / (cfg.dram.bandwidth_gbps * 1e9),
               "sram": sram_b / (cfg.sram.gbps * 1e9)}
-    return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, floors=floors, floor_seconds=max(floors.values()),
+    floor = max(floors.values())
+    return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, floors=floors, floor_seconds=floor,
                       dram_ratio=dram_moved / dram_b if dram_b else float("nan"),
-                      sram_ratio=sram_moved / sram_b if sram_b else float("nan"))
+                      sram_ratio=sram_moved / sram_b if sram_b else float("nan"),
+                      fraction=floor / seconds if seconds else 0.0)
 
 
 def combine(reports: list[Report], kernel: str) -> Report:
@@ -338,13 +367,14 @@ def combine(reports: list[Report], kernel: str) -> Report:
                   sram_bandwidth=main.sram_bandwidth, arithmetic_intensity=flops / dram if dram else float("inf"),
                   floors=floors, floor_seconds=floor, bound=max(floors, key=floors.get),
                   attainable_flops=flops / floor if floor else 0.0, achieved_flops=flops / secs if secs else 0.0,
-                  fraction=floor / secs if secs else 0.0)
+                  fraction=floor / secs if secs else 0.0, issued_flops=sum(rf.issued_flops for rf in rfs))
     return Report(kernel=kernel, config=reports[0].config, grid=reports[-1].grid, cycles=total, seconds=secs,
                   commands=sum(r.commands for r in reports), instructions=sum(r.instructions for r in reports),
                   ops=add("ops"), bytes=add("bytes"), llc=add("llc"), utilization=weighted([r.utilization for r in reports]),
                   per_pe=per_pe, roofline=rf, wall_seconds=sum(r.wall_seconds for r in reports),
                   numerics=all(r.numerics for r in reports), log=[x for r in reports for x in r.log],
-                  stalls=stalls, compulsory=_combine_compulsory(reports), dram=weighted([r.dram for r in reports]))
+                  stalls=stalls, compulsory=_combine_compulsory(reports), dram=weighted([r.dram for r in reports]),
+                  dpe_issued=sum(r.dpe_issued for r in reports))
 
 
 def _combine_compulsory(reports: list[Report]) -> Compulsory | None:
@@ -355,7 +385,8 @@ def _combine_compulsory(reports: list[Report]) -> Compulsory | None:
     floors = {k: sum(c.floors[k] for c in cs) for k in cs[0].floors}
     moved_d = sum(r.bytes["dram_read"] + r.bytes["dram_write"] for r in reports)
     moved_s = sum(r.bytes["sram"] for r in reports)
-    return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, floors=floors,
-                      floor_seconds=sum(c.floor_seconds for c in cs),
+    floor, secs = sum(c.floor_seconds for c in cs), sum(r.seconds for r in reports)
+    return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, floors=floors, floor_seconds=floor,
                       dram_ratio=moved_d / dram_b if dram_b else float("nan"),
-                      sram_ratio=moved_s / sram_b if sram_b else float("nan"))
+                      sram_ratio=moved_s / sram_b if sram_b else float("nan"),
+                      fraction=floor / secs if secs else 0.0)

@@ -7,7 +7,13 @@ def floor_seconds(report, cfg, flops_by_dtype: dict[str, float] | None = None, d
     hz = cfg.clock_ghz * 1e9
     pes = cfg.grid.rows * cfg.grid.cols
     if flops_by_dtype is None:
-        flops_by_dtype = {report.roofline.compute_roof.split(":")[-1]: report.ops["dpe"]} if report.ops["dpe"] else {}
+        # the DPE's MACs as issued (a masked tile's padding takes its time), in the dtype of the run's DPE roof
+        # (the fastest mode's when another unit sets the compute roof: still a lower bound)
+        roof = report.roofline.compute_roof
+        dt = roof.split(":")[1] if roof.startswith("dpe:") else max(cfg.pe.dpe.macs_per_cycle,
+                                                                    key=cfg.pe.dpe.macs_per_cycle.get)
+        dpe = report.dpe_issued
+        flops_by_dtype = {dt: dpe} if dpe else {}
     t_dpe = sum(f / (2 * cfg.pe.dpe.macs_per_cycle[dt] * pes * hz) for dt, f in flops_by_dtype.items())
     t_se = report.ops["se"] / (cfg.pe.se.elems_per_cycle * pes * hz)
     if dram_bytes is None:

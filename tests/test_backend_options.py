@@ -60,7 +60,7 @@ def test_the_benchmark_row_reports_fraction_bound_and_each_switch_that_matters()
     with use_config("mtia-small"):
         row = measure(Case("matmul_tutorial", (128, 128, 64), "peak", {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32,
                                                                       "BLOCK_SIZE_K": 32}))
-    assert row["cycles"] > 0 and 0 < row["fraction"] <= 1 and row["bound"] in ("compute", "dram", "sram")
+    assert row["cycles"] > 0 and 0 < row["fraction"] <= 1 and row["bound"] in ("dpe", "dram", "sram", "noc")
     assert row["ablations"]["remap_boxes"] > 1.5, row        # gathers instead of wrapped boxes
     assert "matmul_tutorial" in format_table({"rows": [row], "comparisons": []}, "mtia-small")
 
@@ -74,7 +74,7 @@ def test_a_row_with_switches_turned_off_together_reports_their_joint_ablation():
     assert joint >= 1.0 and row["core_off"]["auto_increment+command_contexts"] > row["core_cycles"], row
     assert row["per_step"]["off"]["core"] > row["per_step"]["on"]["core"], row
     step = row["per_step"]["on"]
-    assert step["cycles"] > 0 and step["floors"]["compute"] > 0, step
+    assert step["cycles"] > 0 and step["floors"]["dpe"] > 0, step
     line = [c for c in comparisons(False, [dict(row, kernel="matmul 256^3")]) if "per K step" in c][0]
     assert f"the run {step['cycles']:.0f} cycles with the command forms" in line, line
 
@@ -88,7 +88,7 @@ def test_a_core_that_outworks_the_floor_but_not_the_dpe_is_not_the_bound():
     with use_config("mtia-2i", {"pe.dma.gbps": 345.6, "sram.gbps": 10800, "noc.link_gbps": 691.2}):
         row = measure(SMALL_GEMM, ablations=False)
     assert row["floor_cycles"] < row["core_cycles"] < row["dpe_cycles"], row
-    assert row["bound"] == "compute", row
+    assert row["bound"] == "dpe", row
 
 
 def test_the_bound_is_issue_when_the_core_outworks_every_engine_and_the_floor(capsys):

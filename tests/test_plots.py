@@ -30,7 +30,10 @@ def test_gemm_sits_at_the_compute_roof_and_softmax_on_the_dram_slope(cfg, runs):
 
     g = pts["gemm"]
     assert g["y"] >= 0.8 * roof_at(roofs, g["x"], "dpe:f16") and g["y"] <= dpe["value"]
-    assert g["roof_y"] == dpe["value"]
+    # its fraction is the report's: floor over time, the FLOP/s that floor allows as the roof above it
+    assert g["roof_y"] == runs["gemm"].roofline.attainable_flops <= dpe["value"]
+    assert g["fraction"] == runs["gemm"].roofline.fraction
+    assert g["compulsory_fraction"] == runs["gemm"].compulsory.fraction
 
     s = pts["softmax"]
     ridge = next(r for r in roofs if r["engine"] == "se")["ridge"]

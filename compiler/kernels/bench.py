@@ -126,7 +126,7 @@ def measure(case: Case, ablations: bool = True) -> dict:
     floors = rep.roofline.floors
     core = _core_cycles(rep)
     row = {"kernel": case.name, "shape": "x".join(map(str, case.shape)), "cycles": int(rep.cycles),
-           "metric": case.metric, "fraction": floors["compute" if case.metric == "peak" else "dram"] / rep.seconds,
+           "metric": case.metric, "fraction": floors["dpe" if case.metric == "peak" else "dram"] / rep.seconds,
            "bound": _bound(rep, core), "roofline_fraction": rep.roofline.fraction, "wall_s": rep.wall_seconds,
            "cpu_s": cpu, "core": rep.utilization.get("core", 0.0), "core_cycles": core, "core_off": {},
            "dpe_cycles": _busiest(rep, "dpe"),

@@ -16,7 +16,9 @@ Each channel is booked per transfer (one calculation per transfer and channel, n
   for `refresh_per_bank_ns` banks/2 times per interval (per-bank: the other banks keep serving). The
   windows are fixed in time, staggered across channels, so a transfer that spans one is stretched.
 
-Each channel keeps the cycles lost to each cause, which the report adds up.
+Each channel keeps the cycles lost to each cause, which the report adds up. Write-backs of evicted
+dirty lines take channel time that nothing waits for, so a channel can still be booked when the run
+ends: `totals(until)` counts only the channel time before `until` and reports the rest apart.
 """
 from __future__ import annotations
 
@@ -159,10 +161,21 @@ class Dram:
         late = np.where(left > 0, base + D + left, base)
         return np.where(work <= avail, t + work, late) + self.phase
 
-    def totals(self) -> dict[str, float]:
-        """Channel cycles by use, summed over the channels: data, each loss, and all booked."""
-        out = {"data": float(self.data.sum())}
+    def totals(self, until: float | None = None) -> dict[str, float]:
+        """Channel cycles by use, summed over the channels: data, each loss, and all booked (`busy`).
+        With `until` (the run's end), only what lies before it: a channel's bookings are back to back
+        from the first that crosses `until` on (nothing is booked after the run, so each later booking
+        starts where the one before ended), so each channel was busy from `until` to its `free_at`;
+        that time is taken off its uses pro rata and returned as `after_end`."""
+        busy = self.busy
+        keep = np.ones(self.n)
+        after = np.zeros(self.n)
+        if until is not None:
+            after = np.minimum(np.maximum(self.free_at - until, 0.0), busy)
+            keep = np.divide(busy - after, busy, out=np.ones(self.n), where=busy > 0)
+        out = {"data": float((self.data * keep).sum())}
         for k in LOSSES:
-            out[k] = float(self.lost[k].sum())
-        out["busy"] = float(self.busy.sum())
+            out[k] = float((self.lost[k] * keep).sum())
+        out["busy"] = float((busy - after).sum())
+        out["after_end"] = float(after.sum())
         return out

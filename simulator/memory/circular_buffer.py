@@ -29,6 +29,9 @@ class Version:
     event: Signal
     engine: object | None           # the engine whose completion fires it (None until claimed)
     readers: list                   # (completion event, engine) of the commands that read this version
+    # the elements of the tile that hold data, per dimension (a masked dma.in's box clipped by its
+    # valid and skip extents; None: all of them): the DPE counts useful work on these alone
+    extents: tuple | None = None
 
 
 class CircularBuffer:

@@ -25,6 +25,8 @@ import dataclasses
 import math
 
 from isa import fields as K
+from isa.dma import DmaIn
+from isa.dpe import DpeMatmul
 from isa.instruction import Instr
 from isa.types import F, Tile, X, itemsize
 
@@ -72,7 +74,7 @@ class IssuePlan:
     cycles, operations), and `skips_semantics` whether timing-only runs leave out its math."""
     __slots__ = ("ins", "engine", "vals", "regs", "lists", "tiles", "reads", "writes", "error", "ls_bytes",
                  "cost", "skips_semantics", "ctx", "inc", "flags", "push_cycles", "per_write", "write_cycles",
-                 "full_cycles", "words", "f_words")
+                 "full_cycles", "words", "f_words", "extents")
 
     def __init__(self, pe, ins: Instr, engine):
         self.ins = ins
@@ -107,6 +109,9 @@ class IssuePlan:
                 self.vals[name] = v
         self.tiles = tuple(tiles)
         self._operand_costs(pe)
+        # where tiles' data extents are tracked (Version.extents): a box load sets them, a matmul reads
+        # those of its operands, so that the report counts its useful work apart from the padding
+        self.extents = "in" if type(ins) is DmaIn else "mm" if type(ins) is DpeMatmul else None
 
     def rebind(self, pe, engine) -> "IssuePlan":
         """This plan for another PE of the same launch (the same program and config): the decoded
@@ -231,8 +236,13 @@ class IssuePlan:
                 else:
                     pops.append((cb, slot))
             addr[name] = cb.base + (slot % cb.slots) * cb.slot_bytes      # (cb.address, written out)
+        if self.extents == "mm":
+            vals["extents"] = tuple(cb.version(cb.rd + t.offset).extents for _, t, cb, _ in self.reads[:2])
         for name, t, cb, push in self.writes:
             addr[name] = _write(cmd, t, cb, engine, push)
+        if self.extents == "in" and (vals["valid"] or vals["skip"]):
+            _, t, cb, push = self.writes[0]
+            cb.version(cb.wr - 1 if push else cb.rd + t.offset).extents = _box_extents(t.shape, vals)
         if pops:
             _pop(cmd, pops)
         return cmd
@@ -282,6 +292,12 @@ def _write(cmd, t: Tile, cb, engine, push: bool) -> int:
                 cmd.deps.append((ev, ("readers", cb.id, slot)))
         cmd.writes.append((cb, new.event, "acc"))
     return cb.address(slot)
+
+
+def _box_extents(shape, vals) -> tuple:
+    """How many indices of each dimension of a box load hold data: skip[k] <= i_k < valid[k]."""
+    valid, skip = vals["valid"] or shape, vals["skip"] or (0,) * len(shape)
+    return tuple(max(0, min(int(v), n) - max(int(s), 0)) for v, s, n in zip(valid, skip, shape))
 
 
 def _kind(engine) -> str | None:

@@ -4,6 +4,12 @@ up to the MAC array's tile (a 1x1 matmul costs a whole tile pass).
 A matmul in K slices (kslices, kused: the backend's coalesced K steps) costs the work of the slices
 that hold data, as one command: fewer commands, the same MAC time.
 
+Its operations are counted twice: `ops` is the work the MAC array does, M, N and K of each command
+as its tiles are (the padding of masked loads included: a 128-row tile of which 8 rows hold data
+takes the time of 128); `useful_ops` is the kernel's own work, 2MNK of the elements that hold data,
+each dimension clipped to the extents the box loads of its operands left valid (Version.extents;
+operands from elsewhere count whole).
+
 Local-store traffic follows how the DPE streams its operands (ISCA'25): operand a is read once and
 cached in the MAC tiles, `tile_m` rows at a time; operand b streams from the local store past each
 block of cached rows, so it is read ceil(M / tile_m) times; the output is written (and read first
@@ -24,6 +30,8 @@ class DPE(Engine):
         super().__init__(pe, c.latency_cycles, c.command_cycles)
         self.c = c
         self.ops_by_dtype: dict[str, float] = {}
+        self.useful_ops = 0.0
+        self.useful_by_dtype: dict[str, float] = {}
 
     def dims(self, cmd) -> tuple[int, int, int, int]:
         """(batch, M, N, K) of a matmul, M trimmed to its effective rows, K to the slices that hold data."""
@@ -52,7 +60,29 @@ class DPE(Engine):
         cycles, flops, dtype, _ = self.cost(cmd)
         self.ops += flops
         self.ops_by_dtype[dtype] = self.ops_by_dtype.get(dtype, 0.0) + flops
+        ext = cmd.vals.get("extents")
+        if ext is not None and ext != (None, None):
+            flops = self.useful(cmd, ext)
+        self.useful_ops += flops
+        self.useful_by_dtype[dtype] = self.useful_by_dtype.get(dtype, 0.0) + flops
         return cycles
+
+    def useful(self, cmd, ext) -> float:
+        """2MNK of the elements that hold data: M, N and K clipped to the valid extents of a and b."""
+        ins = cmd.ins
+        batch, m, n, k = self.dims(cmd)
+        a, b = ext
+        if a is not None:
+            m = min(m, a[-1] if ins.trans_a else a[-2])
+            k = min(k, a[-2] if ins.trans_a else a[-1])
+            if len(a) > 2:
+                batch = min(batch, _product(a[:-2]))
+        if b is not None:
+            n = min(n, b[-2] if ins.trans_b else b[-1])
+            k = min(k, b[-1] if ins.trans_b else b[-2])
+            if len(b) > 2:
+                batch = min(batch, _product(b[:-2]))
+        return 2.0 * batch * m * n * k
 
     def cost(self, cmd) -> tuple:
         """(cycles, FLOPs, dtype, local-store bytes) of a matmul; worked out once per instruction, or
@@ -89,3 +119,10 @@ class DPE(Engine):
                 plan.cost = {}
             plan.cost[(cmd.vals["rows"], cmd.vals["kused"])] = cost
         return cost
+
+
+def _product(dims) -> int:
+    out = 1
+    for d in dims:
+        out *= d
+    return out
