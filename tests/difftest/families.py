@@ -331,6 +331,5 @@ FAMILIES = {"kernels": cases, "overlap": overlap_cases, "strides": stride_cases,
 # the fix is merged and its entry deleted here
 PENDING = {"overlap": "fix/order: a scalar access after a block store of the same bytes runs before it on MTIA",
            "strides": "fix/runtime: a negative-stride view is passed as the address of its lowest byte",
-           "wrap": "fix/wrap: MTIA loses the i32 wrap of block offsets",
            "npscalars": "fix/runtime: numpy scalar arguments crash the MTIA launch",
            "convert": "fix/wrap: float -> int of NaN/inf/out-of-range saturates, NaN -> 0, on both executors"}

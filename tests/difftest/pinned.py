@@ -200,8 +200,7 @@ def kernel(x0_ptr, out1_ptr, a, b):
     idx = offs + b
     v = tl.load(x0_ptr + idx)
     tl.store(out1_ptr + (pid * 16 + tl.arange(0, 16)), v)
-''', [Array("x0", "f32", 16), Array("out1", "f32", 16, True)], {"a": -2 ** 31, "b": -2 ** 31 + 15}),
-           waits_for="fix/wrap"),
+''', [Array("x0", "f32", 16), Array("out1", "f32", 16, True)], {"a": -2 ** 31, "b": -2 ** 31 + 15})),
     Pinned("numpy_bool_scalar_argument",
            "Family npscalars (batch seed 103): np.False_ as a scalar argument; MTIA's launch failed with "
            "'int() argument must be ... not NoneType' (the interpreter runs it).",
