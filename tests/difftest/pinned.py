@@ -175,8 +175,7 @@ def kernel(x0_ptr, buf_ptr, out0_ptr, out1_ptr, nt, s0):
     tl.store(out0_ptr + base + ar, v)
     tl.store(out1_ptr + pid, acc)
 ''', [Array("x0", "f32", 16), Array("buf", "f32", 16, True), Array("out0", "f32", 16, True),
-      Array("out1", "f32", 1, True)], {"nt": 0, "s0": 0}),
-           waits_for="fix/order"),
+      Array("out1", "f32", 1, True)], {"nt": 0, "s0": 0})),
     Pinned("negative_stride_view_indexed_with_its_strides",
            "Family strides (batch seed 101): a[:, ::-1] passed as an argument; both executors got the address of "
            "its lowest byte instead of its first element, so reading it with its own strides (4, -1) started "
@@ -187,8 +186,7 @@ def kernel(x0_ptr, out1_ptr, sx0, sx1, n):
     tl.store(out1_ptr + tl.arange(0, 1)[:, None] * 4 + tl.arange(0, 4)[None, :], v)
 ''', [Array("x0", "f32", 4, view="a.reshape(1, 4)[:, ::-1]"), Array("out1", "f32", 4, True)],
                {"sx0": 4, "sx1": -1, "n": 0},
-               "def reference(inp, args, scalars):\n    return {'out1': np.array(args['x0']).reshape(-1)}\n"),
-           waits_for="fix/runtime"),
+               "def reference(inp, args, scalars):\n    return {'out1': np.array(args['x0']).reshape(-1)}\n")),
     Pinned("block_offsets_that_wrap_in_i32",
            "Family wrap (batch seed 102): a - (pid * 16 + arange) + b with a = -2**31, b = -2**31 + 15 is "
            "15 - arange only after the i32 wrap; MTIA computed the offsets without it and loaded far "
@@ -214,8 +212,7 @@ def kernel(x0_ptr, out1_ptr, out2_ptr, a0):
     tl.store(out1_ptr + ar, acc)
     tl.store(out2_ptr + pid, pid.to(tl.float32) * 0.5 + a0.to(tl.float32))
 ''', [Array("x0", "f32", 16), Array("out1", "f32", 16, True), Array("out2", "f32", 1, True)],
-               {"a0": np.False_}),
-           waits_for="fix/runtime"),
+               {"a0": np.False_})),
     Pinned("float_to_int8_of_specials_saturates",
            "Family convert (batch seed 104): f32 -> int8 of +inf gave 0 on both executors (numpy's rule: 127), "
            "NaN and out-of-range values differed between them.",
@@ -228,6 +225,5 @@ def kernel(x0_ptr, out1_ptr, out2_ptr):
     tl.store(out2_ptr + pid, s.to(tl.int8))
 ''', [Array("x0", "f32", 16, special=FLOAT_SPECIALS), Array("out1", "i8", 16, True), Array("out2", "i8", 1, True)],
                {}, CONVERT_REFERENCE + "def reference(inp, args, scalars):\n    x = inp['x0'].astype(np.float64)\n"
-               "    return {'out1': convert(x, 'i8'), 'out2': convert(x[:1], 'i8')}\n"),
-           waits_for="fix/wrap"),
+               "    return {'out1': convert(x, 'i8'), 'out2': convert(x[:1], 'i8')}\n")),
 ]
