@@ -74,8 +74,9 @@ def encode(s, x, dst, rounding=None):
         fmt, per_binade, top = _OCP[dst]
         v = s.cast(x, T.f32) if src != T.f32 else x
         a = s.abs(v)
-        small = s.cast(_bits(s, s.cast(s.mul(a, 2.0), fmt)), T.u16)
-        big = s.add(s.cast(_bits(s, s.cast(s.mul(a, 0.5), fmt)), T.u16), 2 * per_binade)
+        # (unsaturated: a value rounding past the OCP format's largest finite one takes the next code)
+        small = s.cast(_bits(s, s.fp_to_fp_overflowing(s.mul(a, 2.0), fmt)), T.u16)
+        big = s.add(s.cast(_bits(s, s.fp_to_fp_overflowing(s.mul(a, 0.5), fmt)), T.u16), 2 * per_binade)
         mag = s.where(s.less_than(a, top), small, big)      # NaN and inf: `big`, past 0x7f
         sign = s.where(s.less_than(v, 0.0), 0x80, 0)
         code = s.where(s.greater_equal(mag, 0x80), NAN, s.where(s.equal(mag, 0), 0, s.or_(mag, sign)))

@@ -48,6 +48,9 @@ def validate_block_shape(shape) -> tuple:
     return shape
 
 
+# The largest finite value of the fp8 formats that float narrowing saturates to, as on GPU Triton.
+_FP8_SATURATED = {T.f8e4m3: 448.0, T.f8e5m2: 57344.0}
+
 class Semantic(DescriptorSemantic):
     def __init__(self, builder: Builder):
         self.b = builder
@@ -490,7 +493,9 @@ class Semantic(DescriptorSemantic):
         if fp_downcast_rounding == "rtz" and narrowing_fp:
             return self._round_toward_zero(x, dst)
         if (src.is_floating() and dst.is_floating()) and (src.is_fp8() or dst.is_fp8()):
-            return self._op(Op.FP_TO_FP, [x], out)
+            if dst in _FP8_SATURATED and src != T.f8e4m3:
+                x = self._saturate(x, _FP8_SATURATED[dst])
+            return self.fp_to_fp_overflowing(x, dst)
         if src in (T.f16, T.bf16) and dst.is_floating() and dst != T.f32 and not dst.is_fp64():
             return self.cast(self.cast(x, T.f32), dst)
         if src.is_floating() and dst.is_floating():
@@ -524,6 +529,17 @@ class Semantic(DescriptorSemantic):
         if src.is_ptr() and dst.is_ptr():
             return self._op(Op.PTR_BITCAST, [x], out)
         raise TypeError(f"cannot cast {x.type} to {dst}")
+
+    def fp_to_fp_overflowing(self, x, dst) -> tensor:
+        """The bare conversion to or from fp8, rounding to nearest even; past the largest finite fp8 it
+        gives inf (e5m2) or NaN (e4m3). fp8_storage's encoders count codes past it; `cast` saturates."""
+        return self._op(Op.FP_TO_FP, [x], dst.with_shape(_shape(x)))
+
+    def _saturate(self, x, top: float) -> tensor:
+        """x clamped to [-top, top], NaN kept: GPU Triton narrows to e4m3/e5m2 with cvt.rn.satfinite, so
+        values past the largest finite fp8 (inf included) give it rather than NaN or inf. `top` is
+        exact in every float type, and rounding is monotonic, so clamping first saturates either mode."""
+        return self.maximum(self.minimum(x, top, propagate_nan=True), -top, propagate_nan=True)
 
     def _round_toward_zero(self, x, dst) -> tensor:
         """A narrowing float conversion rounded toward zero: to nearest, then one ulp back toward zero

@@ -138,7 +138,10 @@ class Autotuner(_Wrapper):
         return configs
 
     def _bench(self, config: Config, args, kwargs, grid) -> float:
-        full = {**kwargs, **config.all_kwargs(), "numerics": False}
+        full = {**kwargs, **config.all_kwargs()}
+        if config.pre_hook is not None:   # as Triton: before every trial (tutorial 09 sets TMA blocks here)
+            config.pre_hook(self._named(args, full))
+        full["numerics"] = False
         record = self.fn.run(*args, grid=grid, _commit=False, **full)
         return record.cycles
 

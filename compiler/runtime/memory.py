@@ -147,7 +147,10 @@ def _is_torch(v) -> bool:
 
 def reinterpret(tensor, dtype: T.ScalarType):
     """Triton's triton.reinterpret: the same memory, seen by kernels as elements of `dtype`. Rewrapping
-    a wrapper as its base's own dtype gives the base back, as in Triton."""
+    a wrapper as its base's own dtype gives the base back, as in Triton. `dtype` may be a torch dtype
+    (upstream's tests pass one): the Triton type of that torch dtype."""
+    if type(dtype).__module__ == "torch":
+        dtype = T.from_numpy(host_array(sys.modules["torch"].empty(0, dtype=dtype)).dtype)
     if isinstance(tensor, TensorWrapper):
         tensor = tensor.base
         try:

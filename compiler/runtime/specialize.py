@@ -59,14 +59,17 @@ def key_part(spec) -> tuple:
     return ("r", spec.type.ir, spec.divisible_by_16) + (("align", spec.align) if spec.align else ())
 
 
-def int_type(v: int) -> T.ScalarType:
+def int_type(v: int, name: str | None = None) -> T.ScalarType:
+    """i32, i64 or u64 as Triton picks them; outside [-2**63, 2**64) Triton raises OverflowError (a value
+    below -2**63 must not fall through to u64 and wrap)."""
     if -2**31 <= v < 2**31:
         return T.i32
     if -2**63 <= v < 2**63:
         return T.i64
-    if v < 2**64:
+    if 0 <= v < 2**64:
         return T.u64
-    raise ValueError(f"integer argument {v} does not fit in 64 bits")
+    what = f"argument '{name}'" if name else "integer argument"
+    raise OverflowError(f"{what} = {v} does not fit in 64 bits: an int argument must lie in [-2**63, 2**64)")
 
 
 def specialize(param, value, byte_offset: int | None = None, do_not_specialize: bool = False,
@@ -88,7 +91,7 @@ def specialize(param, value, byte_offset: int | None = None, do_not_specialize: 
     if isinstance(value, int):
         if value == 1 and not do_not_specialize:
             return ConstArg(1)
-        return RuntimeArg(int_type(value), (not do_not_specialize) and value % 16 == 0)
+        return RuntimeArg(int_type(value, param.name), (not do_not_specialize) and value % 16 == 0)
     if isinstance(value, float):
         return RuntimeArg(T.f32)
     if isinstance(value, np.integer):
