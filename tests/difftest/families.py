@@ -122,12 +122,13 @@ VIEWS = [("a.reshape({R}, {C})[:, ::-1]", 1, True),
 
 def _view(draw, R, C, writable):
     """(view expression, base size, element strides) of a drawn view shaped (R, C)."""
-    expr, factor, _ = draw(st.sampled_from([v for v in VIEWS if v[2] or not writable]))
-    expr = expr.format(R=R, C=C)
+    template, factor, _ = draw(st.sampled_from([v for v in VIEWS if v[2] or not writable]))
+    expr = template.format(R=R, C=C)
     if factor:
         size = R * C * factor
     else:                       # a broadcast: the base holds the one row, column or element it repeats
-        size = C if "reshape(1, " in expr else R if f"reshape({R}, 1)" in expr else 1
+        # (read from the template: with R or C = 1 the formatted shapes look alike)
+        size = 1 if "a[:1]" in template else C if "reshape(1, {C})" in template else R
     v = eval(expr, {"np": np, "a": np.empty(size, np.int8)})  # our own table
     assert v.shape == (R, C), (expr, v.shape)
     return expr, size, tuple(int(s) for s in v.strides)        # int8: bytes are elements
