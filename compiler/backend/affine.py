@@ -25,7 +25,9 @@ ring operations (add, sub, mul, shift, trunci) commute with that wrap, so the fo
 taken exact and wrapped where something else reads it (`analyze`: a pointer offset, a widening cast,
 a compare, a division, a select): its base and strides become `Wrapped` values unless they provably
 fit. Elements then are base + i * strides without a further wrap only where no element crosses the
-type's range; where base and strides are constants that is checked (a block that crosses is no box).
+type's range; where base and strides are constants that is checked (a block that crosses is no box);
+where they are known only at run time, the block is a box and `watch_crossings` tells the pipeline,
+whose launch refuses one that crosses in some program (i32_crossings.py).
 """
 from __future__ import annotations
 
