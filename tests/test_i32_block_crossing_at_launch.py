@@ -98,3 +98,16 @@ def test_a_loop_whose_last_block_crosses_is_refused_on_mtia():
     with pytest.raises(triton.TritonError, match=r"cross 2\*\*31 between its elements"):
         launch(_looped, (1,), x, out, start, 64, B=16, executor="mtia")
     assert np.isnan(out).all()
+
+
+def test_a_large_launch_is_bounded_over_its_whole_grid(monkeypatch):
+    from compiler.backend import i32_crossings
+    monkeypatch.setattr(i32_crossings, "EACH_PROGRAM_MAX", 2)     # as a grid of more programs would be
+    x = _x(64, 6)
+    out = np.full(64, np.nan, np.float32)
+    with pytest.raises(triton.TritonError, match=r"may cross 2\*\*31 between its elements \(start "
+                       r"-2147483648..2147483647, elements -2147483648..2147483662\)"):
+        launch(_per_program, (4,), x, out, I32_MAX - 39, B=16, executor="mtia")
+    assert np.isnan(out).all()
+    launch(_per_program, (4,), x, out, I32_MAX - 63, B=16, executor="mtia")        # no program crosses
+    np.testing.assert_array_equal(out, _wrapped_reads(x, I32_MAX - 63))

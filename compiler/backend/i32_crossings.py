@@ -177,46 +177,53 @@ def _op_range(x: list, env: tuple) -> tuple[int, int] | None:
     return _wrap(r, bits, bool(signed))
 
 
-# Launches of at most this many programs are checked program by program (the message names the first
-# that crosses); larger ones over the whole grid at once, which can only overstate a block's range.
+# A block that may cross over the whole grid at once (a range that can only overstate each program's) is
+# checked again program by program in launches of at most this many programs: refused only where one
+# crosses, which the message names.
 EACH_PROGRAM_MAX = 4096
 
 
 def check(guards: list, grid: tuple, args: list) -> None:
     """Raise ProgramError at the kernel line of the first block whose elements may cross their type's
     range in some program of this launch. `args`: one value per function argument."""
-    if not guards:
-        return
     grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
-    n = grid[0] * grid[1] * grid[2]
-    gx, gy = grid[0], grid[1]
-    if n <= EACH_PROGRAM_MAX:               # in program index order (x fastest)
-        pids = [(i % gx, i // gx % gy, i // (gx * gy)) for i in range(n)]
-        envs = [((grid, tuple((p, p) for p in pid), args), pid) for pid in pids]
-    else:
-        envs = [((grid, tuple((0, g - 1) for g in grid), args), None)]
-    for env, pid in envs:
-        for g in guards:
-            _check(g, env, pid)
+    n, gx, gy = grid[0] * grid[1] * grid[2], grid[0], grid[1]
+    whole = (grid, tuple((0, g - 1) for g in grid), args)
+    for g in guards:
+        if _crossing(g, whole) is None:
+            continue
+        if n > EACH_PROGRAM_MAX:
+            _refuse(g, _crossing(g, whole), None, "may ")      # (too many programs to tell which)
+        for i in range(n):                  # in program index order (x fastest)
+            pid = (i % gx, i // gx % gy, i // (gx * gy))
+            found = _crossing(g, (grid, tuple((p, p) for p in pid), args))
+            if found is not None:
+                _refuse(g, found, pid if n > 1 else None)
 
 
-def _check(guard: list, env: tuple, pid) -> None:
-    from simulator.errors import ProgramError
-    file, line, col, bits, signed, base, strides, shape = guard
+def _crossing(guard: list, env: tuple) -> tuple | None:
+    """(base range, element range) of the block where its elements may leave their type's range."""
+    _, _, _, bits, signed, base, strides, shape = guard
     b = _interval(base, env)
     reach = [_interval(s, env) for s in strides]
     if b is None or None in reach:
-        return
+        return None
     lo = b[0] + sum(min(0, s[0] * (n - 1)) for s, n in zip(reach, shape))
     hi = b[1] + sum(max(0, s[1] * (n - 1)) for s, n in zip(reach, shape))
     tlo, thi = affine._limits(bits, bool(signed))
-    if tlo <= lo and hi <= thi:
-        return
+    return None if tlo <= lo and hi <= thi else (b, lo, hi)
+
+
+def _refuse(guard: list, found: tuple, pid, may: str = "") -> None:
+    from simulator.errors import ProgramError
+    file, line, col, bits, signed = guard[:5]
+    b, lo, hi = found
+    thi = affine._limits(bits, bool(signed))[1]
     edge = (f"2**{bits - 1}" if signed else f"2**{bits}") if hi > thi else (f"-2**{bits - 1}" if signed else "0")
     start = f"start {b[0]}" if b[0] == b[1] else f"start {b[0]}..{b[1]}"
-    where = f"program {pid}: " if pid is not None and max(env[0]) > 1 else ""
+    where = f"program {pid}: " if pid is not None else ""
     ty = f"{'i' if signed else 'u'}{bits}"
-    msg = (f"{ty} offsets of this block cross {edge} between its elements ({where}{start}, elements {lo}..{hi}): "
+    msg = (f"{ty} offsets of this block {may}cross {edge} between its elements ({where}{start}, elements {lo}..{hi}): "
            f"MTIA moves it as one box; use int64 offsets")
     raise ProgramError(_at(file, line, col, msg))
 
