@@ -2,7 +2,9 @@
 element size, and the MTIA executor reads and writes what the interpreter (and Triton) does. The
 backend's index analysis (compiler/backend/affine.py) works in exact integers and wraps a block's base
 and strides where the block is read (a pointer offset, a widening cast, a compare), so a box DMA's base
-address and its mask bounds use the wrapped values."""
+address and its mask bounds use the wrapped values. A block that crosses the range between its elements
+is no box where that is known when compiling (a gather, exact); where its base is known only at run time
+the MTIA launch refuses it (compiler/backend/i32_crossings.py)."""
 import numpy as np
 import pytest
 
@@ -174,12 +176,12 @@ def test_a_runtime_base_crossing_the_negative_wrap_loads_exactly(executor):
 
 
 # Where the block that is read itself crosses (a widening cast or a mask reads `arange + start` with
-# start = 2**31 - 8), MTIA still takes one box at start, +2**31 past the wrapped elements' addresses, and
-# a mask bound i < -start: it reads and writes nothing where the interpreter (and Triton) do. Known gap
-# (issue #32 item 3): the analysis proves "no crossing" only for constant bases (affine._observed).
-_RUNTIME_GAP = pytest.mark.xfail(strict=True, reason="MTIA: a run-time i32 block crossing 2**31 between its "
-                                 "elements is still one box (issue #32 item 3)")
-MTIA_GAP = ["interpreter", pytest.param("mtia", marks=_RUNTIME_GAP)]
+# start = 2**31 - 8), one DMA box at start cannot move it: its elements past the wrap lie -2**32 away.
+# The analysis proves "no crossing" only for constant bases (affine._observed); for a run-time base the
+# MTIA launch bounds the block over its programs and refuses it at the kernel line
+# (compiler/backend/i32_crossings.py, README's known gaps); the interpreter runs it as Triton does.
+CROSSES = "i32 offsets of this block cross 2\\*\\*31 between its elements \\(start 2147483640, " \
+          "elements 2147483640..2147483655\\): MTIA moves it as one box; use int64 offsets"
 
 
 @triton.jit
@@ -194,17 +196,24 @@ def _runtime_across_store(X, Out, start, N: tl.constexpr):
     tl.store(Out + (offs.to(tl.int64) + 2**31), tl.load(X + tl.arange(0, N)), mask=offs < 0)
 
 
-@pytest.mark.parametrize("executor", MTIA_GAP)
-def test_a_runtime_block_across_the_wrap_loads_exactly(executor):
+def _refused(kernel, *args):
+    with pytest.raises(triton.TritonError, match=CROSSES) as e:
+        launch(kernel, (1,), *args, 2**31 - 8, N=16, executor="mtia")
+    assert "offs = tl.arange(0, N) + start" in str(e.value)         # the kernel line, with a caret under it
+    assert np.isnan(args[1]).all()                                   # and nothing written
+
+
+def test_a_runtime_block_across_the_wrap_loads_exactly_or_is_refused():
     x = _x(16, 10)
     out = np.full(16, np.nan, np.float32)
-    launch(_runtime_across_load, (1,), x, out, 2**31 - 8, N=16, executor=executor)
+    launch(_runtime_across_load, (1,), x, out, 2**31 - 8, N=16, executor="interpreter")
     np.testing.assert_array_equal(out, np.concatenate([np.full(8, -1.0, np.float32), x[:8]]))
+    _refused(_runtime_across_load, x, np.full(16, np.nan, np.float32))
 
 
-@pytest.mark.parametrize("executor", MTIA_GAP)
-def test_a_runtime_block_across_the_wrap_stores_exactly(executor):
+def test_a_runtime_block_across_the_wrap_stores_exactly_or_is_refused():
     x = _x(16, 11)
     out = np.full(16, np.nan, np.float32)
-    launch(_runtime_across_store, (1,), x, out, 2**31 - 8, N=16, executor=executor)
+    launch(_runtime_across_store, (1,), x, out, 2**31 - 8, N=16, executor="interpreter")
     np.testing.assert_array_equal(out, np.concatenate([x[8:], np.full(8, np.nan, np.float32)]))
+    _refused(_runtime_across_store, x, np.full(16, np.nan, np.float32))

@@ -25,10 +25,13 @@ ring operations (add, sub, mul, shift, trunci) commute with that wrap, so the fo
 taken exact and wrapped where something else reads it (`analyze`: a pointer offset, a widening cast,
 a compare, a division, a select): its base and strides become `Wrapped` values unless they provably
 fit. Elements then are base + i * strides without a further wrap only where no element crosses the
-type's range; where base and strides are constants that is checked (a block that crosses is no box).
+type's range; where base and strides are constants that is checked (a block that crosses is no box);
+where they are known only at run time, the block is a box and `watch_crossings` tells the pipeline,
+whose launch refuses one that crosses in some program (i32_crossings.py).
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from math import gcd
 
@@ -183,7 +186,25 @@ def _wrapped(p: Poly, bits: int, signed: bool) -> Poly:
     return Poly.var(Wrapped(p, bits, signed))
 
 
-def _observed(a: Affine | None, t) -> Affine | None:
+# Told of the narrow blocks whose crossing of their type's range between elements only a launch can tell
+# (a base or stride known at run time), while `watch_crossings` is on: the launch checks them
+# (i32_crossings.py), as nothing in the program does.
+_CROSSINGS = None
+
+
+@contextmanager
+def watch_crossings(record):
+    """Call record(value, Affine as read, bits, signed) for every narrow integer block analyze() takes as
+    one box without knowing that its elements stay in their type's range (None: for none)."""
+    global _CROSSINGS
+    saved, _CROSSINGS = _CROSSINGS, record
+    try:
+        yield
+    finally:
+        _CROSSINGS = saved
+
+
+def _observed(a: Affine | None, t, v: Value | None = None) -> Affine | None:
     """The form of a value of type t as a reader sees it: for a narrow integer block, its elements wrapped
     to the type (module docstring); None where that is no box."""
     st = t.scalar if t.is_block() else t
@@ -197,6 +218,9 @@ def _observed(a: Affine | None, t) -> Affine | None:
         span = [st_.value * (n - 1) for st_, n in zip(strides, a.shape)]
         if base.value + sum(min(0, x) for x in span) < lo or base.value + sum(max(0, x) for x in span) > hi:
             return None                # the wrap falls between elements: not one box
+    elif a.remap is None and _CROSSINGS is not None and v is not None and \
+            any(st_ and n > 1 for st_, n in zip(strides, a.shape)):        # (a uniform block cannot cross)
+        _CROSSINGS(v, replace(a, base=base, strides=strides), bits, signed)     # the launch tells
     return replace(a, base=base, strides=strides)
 
 
@@ -256,7 +280,7 @@ def _shape(v: Value) -> tuple[int, ...]:
 def analyze(v: Value, memo: dict | None = None) -> Affine | None:
     """The form of v as its readers see it (narrow integer blocks wrapped, module docstring)."""
     memo = {} if memo is None else memo
-    return _observed(_exact(v, memo), v.type)
+    return _observed(_exact(v, memo), v.type, v)
 
 
 def _exact(v: Value, memo: dict) -> Affine | None:

@@ -17,6 +17,7 @@ from ..errors import CompilationError, OutOfResources
 from ..ir import print_module, reprint, verify
 from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 from .codegen.generate import Codegen
+from . import i32_crossings
 from .command_forms import apply_command_forms
 from .defer_store import defer_final_store
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
@@ -80,9 +81,13 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
     t0 = time.perf_counter()
     opts = options or BackendOptions()
     stages: dict[str, str] = {}
-    _run_passes(module, backend_passes(cfg, num_stages, options), stages, check_roundtrip)
+    crossings: list = []
+    with i32_crossings.watch(crossings):     # run-time i32 blocks taken as boxes: the launch checks them
+        _run_passes(module, backend_passes(cfg, num_stages, options), stages, check_roundtrip)
     verify(module)
     prog, cpp, llvm = emit_program(module, cfg, meta, opts)
+    if crossings:
+        prog.meta["i32_crossings"] = crossings
     prog.meta["compile_seconds"] = round(time.perf_counter() - t0, 4)
     stages["mtia-asm"] = prog.to_asm()
     stages["cpp"] = cpp

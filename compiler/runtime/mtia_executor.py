@@ -161,6 +161,12 @@ class MtiaExecutor:
         check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, cfg.num_pes)
         check_programs(grid, options.extra.get("max_programs"))     # before any planning over the programs
         prog, broadcasts, switched_off = launch_program(compiled, cfg, grid, args, options)
+        from ..backend import i32_crossings
+        try:            # an i32 block one box moves wrong in this launch: refused (backend/i32_crossings.py)
+            i32_crossings.check(prog.meta.get("i32_crossings", ()), grid,
+                                [v.address if isinstance(v, PointerArg) else v for v in args.values])
+        except SimError as e:
+            raise _user_error(e) from None
         values = {}
         for decl, v in zip(prog.args, args.values):
             values[decl.name] = v.address if isinstance(v, PointerArg) else v
