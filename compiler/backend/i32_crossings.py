@@ -89,7 +89,8 @@ def _scalar(v) -> list:
 
 def _interval(p: list, env: tuple) -> tuple[int, int] | None:
     """[lo, hi] of the poly over every program of the launch; None where it is never computed (a loop
-    that runs no iteration)."""
+    that runs no iteration) or a launch cannot bound it (a shift or divisor known only as the program
+    runs): such a block is not checked, as a refusal must be sure."""
     lo = hi = 0
     for coef, *atoms in p:
         tl = th = coef
@@ -149,7 +150,6 @@ def _op_range(x: list, env: tuple) -> tuple[int, int] | None:
     rs = [_range(o, env) for o in operands]
     if None in rs:
         return None
-    full = affine._limits(bits, bool(signed))
     a = rs[0]
     b = rs[1] if len(rs) > 1 else None
     if name in (Op.EXTSI.value, Op.TRUNCI.value):
@@ -161,15 +161,15 @@ def _op_range(x: list, env: tuple) -> tuple[int, int] | None:
     elif name in (Op.MULI.value, Op.SHLI.value):
         if name == Op.SHLI.value:
             if b[0] != b[1] or not 0 <= b[0] < bits:
-                return full
+                return None                   # a run-time shift: no bound (not checked, never refused)
             b = (1 << b[0],) * 2
         c = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
         r = min(c), max(c)
     elif name in (Op.MINSI.value, Op.MAXSI.value):
         f = min if name == Op.MINSI.value else max
         r = f(a[0], b[0]), f(a[1], b[1])
-    elif b[0] != b[1] or b[0] <= 0:           # divsi, remsi by a run-time or non-positive divisor
-        return full
+    elif b[0] != b[1] or b[0] <= 0:           # divsi, remsi by a run-time or non-positive divisor: no
+        return None                           # bound (not checked, never refused)
     elif name == Op.DIVSI.value:              # C's division truncates: monotone in the dividend
         r = tuple(q if q >= 0 or v % b[0] == 0 else q + 1 for v in a for q in [v // b[0]])
     else:                                     # remsi: the dividend's sign, less than the divisor
