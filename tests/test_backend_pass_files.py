@@ -1,8 +1,9 @@
 """Every backend pass checked on printed IR: one file per pass in tests/backend_passes/ (FileCheck style).
 
-A file is named after its pass (`lower-memory.ir`) and holds, per case (cases separated by `// -----`):
-a `// RUN: opt --pass NAME [...]` line (the first case's holds for the later ones unless they give
-their own), the input IR (a real kernel's stage, trimmed), and `// CHECK...:` lines on the output. Each
+A file is named after its pass (`lower-memory.ir`; `command-forms.asm` for a rewrite of the register-
+allocated program, on `mtia-asm` text) and holds, per case (cases separated by `// -----`): a
+`// RUN: opt --pass NAME [...]` line (the first case's holds for the later ones unless they give
+their own), the input (a real kernel's stage, trimmed), and `// CHECK...:` lines on the output. Each
 case runs in-process through compiler.backend.opt.run_passes, and again without the file's pass, where
 its checks must fail: so a check that the input already passes, or that another pass makes true,
 cannot slip in.
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from filecheck import check_ir
 
-from compiler.backend.opt import arg_parser, pass_table, run_passes, split_input
+from compiler.backend.opt import arg_parser, pass_table, program_rewrites, run_passes, split_input
 from simulator.config import load_config
 
 HERE = Path(__file__).parent / "backend_passes"
@@ -25,7 +26,7 @@ ROOT = Path(__file__).parent.parent
 def _cases():
     """(file, index, opt's parsed arguments, input IR, CHECK lines) of every case of every file."""
     out = []
-    for path in sorted(HERE.glob("*.ir")):
+    for path in sorted(HERE.glob("*.ir")) + sorted(HERE.glob("*.asm")):
         run = None
         for i, raw in enumerate(path.read_text().split("\n// -----\n")):
             lines = raw.splitlines()
@@ -64,11 +65,13 @@ def test_checks_fail_without_the_pass(path, index, args, text, checks):
 
 
 def test_every_pass_of_the_pipeline_has_its_file():
-    """A new pass needs tests/backend_passes/<name>.ir (every switch on, so every pass is listed)."""
-    names = list(pass_table(load_config("mtia-2i")))
-    missing = [n for n in names if not (HERE / f"{n}.ir").exists()]
+    """A new pass needs tests/backend_passes/<name>.ir, a new rewrite of the program <name>.asm (every
+    switch on, so every pass is listed)."""
+    cfg = load_config("mtia-2i")
+    wanted = [f"{n}.ir" for n in pass_table(cfg)] + [f"{n}.asm" for n in program_rewrites(cfg)]
+    missing = [f for f in wanted if not (HERE / f).exists()]
     assert not missing, f"passes without a FileCheck file in {HERE}: {missing}"
-    stray = [p.name for p in HERE.glob("*.ir") if p.stem not in names]
+    stray = [p.name for p in HERE.iterdir() if p.name not in wanted]
     assert not stray, f"files named after no pass of the pipeline: {stray}"
 
 
