@@ -1,9 +1,10 @@
-"""Every backend pass checked on printed IR: one file per pass in tests/backend_passes/ (FileCheck style).
+"""Every backend pass checked on its printed output: one file per pass in tests/backend_passes/ (FileCheck).
 
 A file is named after its pass (`lower-memory.ir`; `command-forms.asm` for a rewrite of the register-
 allocated program, on `mtia-asm` text) and holds, per case (cases separated by `// -----`): a
 `// RUN: opt --pass NAME [...]` line (the first case's holds for the later ones unless they give
-their own), the input (a real kernel's stage, trimmed), and `// CHECK...:` lines on the output. Each
+their own), the input (the previous stage of a small kernel, `compiled.asm["mtia.<pass>"]`, which the
+case's comment describes), and `// CHECK...:` lines on the output. Each
 case runs in-process through compiler.backend.opt.run_passes, and again without the file's pass, where
 its checks must fail: so a check that the input already passes, or that another pass makes true,
 cannot slip in.
