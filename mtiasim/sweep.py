@@ -41,10 +41,11 @@ from typing import Any, Callable, Iterable, Iterator
 
 from isa.errors import bounded_repr, bounded_text
 
-from .config import apply_overrides, load_config, read_text, read_yaml, resolve_path
-from .errors import ConfigError, SimError
+from simulator.config import apply_overrides, load_config, read_text, read_yaml, resolve_path
+from simulator.errors import ConfigError, SimError
+from simulator.user_yaml import load_yaml
+
 from .output_lock import OutputLock
-from .user_yaml import load_yaml
 from .workloads import format_shape, get_workload, import_modules
 
 WALL_COLUMNS = ("wall_seconds", "run_seconds")   # differ between runs of the same point
