@@ -28,6 +28,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
+
 class UsageError(Exception):
     """Bad command-line usage: exit code 2. (Not a `UserError` subclass so that raising it imports
     nothing; `main` maps both.)"""

@@ -15,10 +15,9 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from isa.errors import UserError
-
 from compiler.errors import ScriptError
 from compiler.runtime import executor as ex
+from isa.errors import UserError
 
 STAGES = ("ir", "mtia-asm", "cpp", "json")
 

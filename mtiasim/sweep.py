@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from isa.errors import bounded_repr, bounded_text
-
 from simulator.config import apply_overrides, load_config, read_text, read_yaml, resolve_path
 from simulator.errors import ConfigError, SimError
 from simulator.user_yaml import load_yaml

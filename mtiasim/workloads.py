@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from isa.errors import bounded_repr, bounded_text
-
 from simulator.config import Config, load_config
 from simulator.errors import SimError
 

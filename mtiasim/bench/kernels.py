@@ -70,10 +70,9 @@ def cases(quick: bool) -> list[Case]:
 def _launch(case: Case, rng, options: BackendOptions | None = None, num_stages: int | None = None):
     """Run a case once: (combined report, the compiled kernels it launched, whether any launch
     broadcast a read, the CPU seconds of the launch: compiling and simulating, not making the inputs)."""
-    from simulator.report import combine
-
     from compiler.kernels import library
     from compiler.runtime.jit import LAUNCH_OBSERVERS
+    from simulator.report import combine
     k = library()[case.kernel]
     inputs = k.make_inputs(case.shape, rng)
     compiled = []
@@ -100,10 +99,9 @@ def _changes(compiled, switch: str, num_stages: int, broadcast: bool) -> bool:
     reads are chosen at launch: that switch changes a program when a launch broadcast)."""
     if switch == "broadcast_reads":
         return broadcast
-    from simulator import get_config
-
     from compiler.errors import CompilationError
     from compiler.runtime.mtia_executor import mtia_program
+    from simulator import get_config
     cfg = get_config()
     off = BackendOptions.of({switch: False})
     for c in compiled:
@@ -249,7 +247,6 @@ def comparisons(quick: bool, rows: list[dict]) -> list[str]:
 
 def run(quick: bool = False, only: tuple = (), ablations: bool = True, progress=None) -> dict:
     import simulator.machine  # noqa: F401  (imported first, so that the first row's time counts no imports)
-
     from compiler.backend import pipeline  # noqa: F401
     rows = []
     for c in cases(quick):

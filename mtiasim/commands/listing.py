@@ -35,6 +35,7 @@ def _configs_args(p) -> None:
 @command("configs", "list the hardware configs and sweep files (or show one config)", _configs_args)
 def cmd_configs(a) -> int:
     from simulator.config import CONFIG_DIR, load_config
+
     from ..tables import format_table
     if a.config:
         cfg = load_config(a.config)

@@ -23,6 +23,7 @@ def _roofline_args(p) -> None:
 @command("roofline", "run workloads on one or more configs and draw them on a roofline chart", _roofline_args)
 def cmd_roofline(a) -> int:
     from simulator.config import DEFAULT_CONFIG
+
     from ..plots import SAVE_FORMATS, roofline_chart, utilization_chart
     from ..workloads import format_shape, get_workload, workloads
     for path in filter(None, [a.out, a.utilization]):

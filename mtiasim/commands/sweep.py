@@ -25,6 +25,7 @@ def _sweep_args(p) -> None:
 @command("sweep", "run workloads over a grid of config overrides into one table", _sweep_args)
 def cmd_sweep(a) -> int:
     from simulator.config import load_config
+
     from ..sweep import load_sweep, run_sweep
     if a.workers is not None and a.workers < 1:
         raise UsageError(f"--workers {a.workers}: give 1 or more")
