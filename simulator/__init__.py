@@ -1,8 +1,11 @@
 """A SimPy discrete-event model of MTIA: an 8x8 grid of PEs with their engines, local stores and
 circular buffers, a NoC, SRAM (LLC + scratch) and DRAM, executing `isa.Program` streams.
 
-The names below load on first use (PEP 562), so that `import simulator.cli` (every `mtiasim`
-start) does not pay for pydantic and the config models before a command needs them."""
+This package is the chip model only: the tools that drive it (the `mtiasim` command line, sweeps,
+workloads by name, charts, benchmarks) are the `mtiasim` package above it.
+
+The names below load on first use (PEP 562), so that importing the package does not pay for
+pydantic and the config models before a caller needs them."""
 from __future__ import annotations
 
 import importlib

@@ -377,7 +377,8 @@ def _is_file(p: Path) -> bool:
         return False
 
 
-def _resolve_path(name: str | Path) -> Path:
+def resolve_path(name: str | Path) -> Path:
+    """The YAML file a config name or path stands for (a name is looked up in configs/)."""
     if not isinstance(name, (str, Path)):
         raise ConfigError(f"a config is named by a string or a path, got {bounded_repr(name)}")
     p = Path(name)
@@ -390,7 +391,8 @@ def _resolve_path(name: str | Path) -> Path:
     raise ConfigError(f"no config named {bounded_repr(str(name))}: give a path to a YAML file or one of: {known}")
 
 
-def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
+def read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
+    """A config file's mapping with its `extends` chain merged in (the sweep reader uses it too)."""
     if path in seen:
         raise ConfigError(f"{path}: 'extends' forms a cycle through {', '.join(map(str, seen))}")
     data = load_yaml(read_text(path, ConfigError), str(path), ConfigError)
@@ -405,8 +407,8 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     if not isinstance(base, str):
         raise ConfigError(f"{path}: 'extends' names one config (a name in configs/ or a path), "
                           f"got {bounded_repr(base)}")
-    parent_path = Path(base) if Path(base).is_absolute() and _is_file(Path(base)) else _resolve_path(base)
-    return _merge(_read_yaml(parent_path, seen + (path,)), data)
+    parent_path = Path(base) if Path(base).is_absolute() and _is_file(Path(base)) else resolve_path(base)
+    return _merge(read_yaml(parent_path, seen + (path,)), data)
 
 
 def read_text(path: Path, error: type[Exception]) -> str:
@@ -537,8 +539,8 @@ def load_config(name: str | Path | Config | None = None, overrides: dict[str, An
         if not overrides:
             return name
         return config_from_dict(apply_overrides(name.model_dump(), overrides), name.name)
-    path = _resolve_path(name or DEFAULT_CONFIG)
-    data = _read_yaml(path)
+    path = resolve_path(name or DEFAULT_CONFIG)
+    data = read_yaml(path)
     if overrides:
         data = apply_overrides(data, overrides)
     return config_from_dict(data, str(path))

@@ -5,7 +5,7 @@ import pytest
 
 from compiler.backend.options import BackendOptions
 from compiler.kernels import library
-from compiler.kernels.bench import Case, comparisons, format_table, main, measure
+from mtiasim.bench.kernels import Case, comparisons, format_table, main, measure
 from simulator import use_config
 
 from test_wrapped_offsets import _dmas, _wrapped_matmul_kernel

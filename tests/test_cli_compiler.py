@@ -54,12 +54,10 @@ def test_bench_compile_times_every_library_kernel():
     assert all(row["kernels"] >= 1 and row["total_s"] > 0 for row in rows)
 
 
-def test_python_dash_m_simulator_cli_runs_the_plugin_commands():
-    # `python -m simulator.cli` runs the module as __main__, a second copy with its own Command class: the
-    # plugin commands (compiler.cli's, subclasses of simulator.cli.Command) were refused as "not a
-    # simulator.cli.Command" and every one of them failed
+def test_python_dash_m_mtiasim_runs_the_compiler_commands():
+    # `python -m mtiasim` is the console script's main: the compiler's commands run from it too
     args = ["compile", "softmax", "--shape", "4x100", "--list-stages"]
-    r = subprocess.run([sys.executable, "-m", "simulator.cli", *args], cwd=ROOT, capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "mtiasim", *args], cwd=ROOT, capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stderr
     assert "mtia.bufferize" in r.stdout and "mtia-asm" in r.stdout
@@ -68,7 +66,7 @@ def test_python_dash_m_simulator_cli_runs_the_plugin_commands():
 def test_script_arguments_after_double_dash_reach_the_script(tmp_path, capsys):
     """What follows `--` is the script's, even with options between the script's name and the `--`
     (argparse alone refused `compile s.py --stage ir -- 7` as unrecognized arguments)."""
-    from simulator.cli import main
+    from mtiasim.cli import main
     script = tmp_path / "s.py"
     script.write_text("import sys\nprint('argv', sys.argv[1:])\n")
     for argv in (["compile", str(script), "--stage", "ir", "--", "7", "--flag"],

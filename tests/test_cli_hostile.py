@@ -1,6 +1,6 @@
 """Hostile but realistic command lines: each gets a named error in the user's terms (never
 `internal error`), with the exit code of its kind, before any simulation runs where the cause is
-known up front. Run in-process through `simulator.cli.main` (a subprocess each would cost seconds)."""
+known up front. Run in-process through `mtiasim.cli.main` (a subprocess each would cost seconds)."""
 import subprocess
 import sys
 from pathlib import Path
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simulator.cli import main
+from mtiasim.cli import main
 
 SMALL = ["--config", "mtia-small"]
 BOMB = ("[&a [x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a], &c [*b, *b, *b, *b, *b, *b, *b, *b, *b],"

@@ -5,11 +5,11 @@ the report, its table row, sweep tables and the roofline chart."""
 import pytest
 
 from simulator import load_config
-from simulator.commands import _sweep_table
+from mtiasim.commands.sweep import sweep_table
 from simulator.examples.micro import dram_stream
 from simulator.machine import Machine
-from simulator.plots import roofline_chart
-from simulator.sweep import run_sweep
+from mtiasim.plots import roofline_chart
+from mtiasim.sweep import run_sweep
 
 CHUNK = 32768
 
@@ -47,7 +47,7 @@ def test_a_sweep_table_shows_the_compulsory_fraction_beside_the_roofline_fractio
     for r in res.rows:
         assert 0 < r["compulsory_fraction"] <= 1 and r["compulsory_fraction"] == pytest.approx(
             r["compulsory_floor_seconds"] / r["seconds"])
-    table = _sweep_table(res).splitlines()
+    table = sweep_table(res).splitlines()
     head = table[0].split()
     assert "% of roof" in table[0] and "% of compulsory" in table[0], table[0]
     assert head.index("compulsory") > head.index("roof"), table[0]
@@ -56,7 +56,7 @@ def test_a_sweep_table_shows_the_compulsory_fraction_beside_the_roofline_fractio
 
 
 def test_a_plotted_point_is_labelled_with_both_fractions():
-    from simulator.workloads import get_workload
+    from mtiasim.workloads import get_workload
     rep = get_workload("softmax_isa")("mtia-small", (32, 64), False)
     chart = roofline_chart([("softmax", rep)])
     labels = [t.get_text() for t in chart.figure.axes[0].texts]

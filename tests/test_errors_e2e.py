@@ -392,7 +392,7 @@ def test_bad_overrides_name_the_key_and_change_nothing():
 def test_a_sweep_interrupted_mid_run_keeps_its_finished_points(tmp_path, monkeypatch):
     """Ctrl-C while a point is simulating: the rows that finished are on disk, the interrupted point
     is not recorded as a failure, and running the sweep again runs only what is missing."""
-    from simulator.sweep import read_table, run_sweep
+    from mtiasim.sweep import read_table, run_sweep
     spec = {"name": "interrupt", "base": "mtia-small", "grid": {"dram.bandwidth_gbps": [6.4, 12.8, 25.6, 51.2]},
             "workloads": [{"name": "softmax_isa", "shape": {"R": 32, "C": 64}}]}
     out = tmp_path / "rows.csv"

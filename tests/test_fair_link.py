@@ -12,7 +12,7 @@ from simulator import load_config
 from simulator.chip.fair_link import FairLink
 from simulator.chip.link import Link
 from simulator.machine import Machine
-from simulator.workloads import get_workload
+from mtiasim.workloads import get_workload
 
 
 def _finish_times(starts, bpc=4.0):

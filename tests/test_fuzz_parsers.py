@@ -21,7 +21,7 @@ import isa
 from isa import AsmError, Program
 from isa_samples import sample_instr
 from simulator import ConfigError, load_config
-from simulator.config import CONFIG_DIR, Config, _read_yaml, config_from_dict
+from simulator.config import CONFIG_DIR, Config, config_from_dict, read_yaml
 
 FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEW = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -262,7 +262,7 @@ def test_mutated_program_json_raises_only_asm_error(r, data):
 
 # ---- configs ------------------------------------------------------------------------------------
 
-BASE = _read_yaml(CONFIG_DIR / "mtia-small.yaml")       # the full mapping, `extends` resolved
+BASE = read_yaml(CONFIG_DIR / "mtia-small.yaml")       # the full mapping, `extends` resolved
 
 
 def _leaf_paths(d, prefix=()):

@@ -135,7 +135,7 @@ def test_unknown_torch_version_is_refused(monkeypatch):
 
 
 def test_mtiasim_model_prints_the_table_and_saves_the_chart(tmp_path, capsys):
-    from simulator.cli import main
+    from mtiasim.cli import main
     script = tmp_path / "model.py"
     script.write_text("from compiler.inductor.examples import make_mlp\nmodel, inputs = make_mlp(rows=8, seed=3)\n")
     chart = tmp_path / "chart.png"

@@ -5,8 +5,8 @@ import pytest
 from matplotlib.colors import to_hex
 
 from simulator import load_config
-from simulator.plots import config_roofs, pe_heatmap, roof_at, roofline_chart, save_figure, utilization_chart
-from simulator.workloads import get_workload
+from mtiasim.plots import config_roofs, pe_heatmap, roof_at, roofline_chart, save_figure, utilization_chart
+from mtiasim.workloads import get_workload
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from simulator import load_config
 from simulator.machine import Machine
-from simulator.workloads import get_workload
+from mtiasim.workloads import get_workload
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

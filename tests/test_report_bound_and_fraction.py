@@ -9,8 +9,8 @@ import pytest
 import compiler as triton
 import compiler.language as tl
 from simulator import use_config
-from simulator.commands import _points_table
-from simulator.plots import roofline_chart
+from mtiasim.commands.roofline import points_table
+from mtiasim.plots import roofline_chart
 from simulator.report import UNITS
 
 
@@ -72,7 +72,7 @@ def test_one_fraction_of_roof_in_the_report_the_chart_and_the_tables(se_bound):
     assert p["y"] / p["roof_y"] == pytest.approx(rf.fraction)       # the roof above the point is the floor's
     labels = [t.get_text() for t in chart.figure.axes[0].texts]
     assert any(f"{100 * rf.fraction:.0f}% of roof" in t for t in labels), labels
-    table = _points_table(chart.points)
+    table = points_table(chart.points)
     assert f"{100 * rf.fraction:.1f}" in table and table.rstrip().endswith(" se"), table
 
 

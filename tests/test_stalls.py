@@ -6,7 +6,7 @@ import pytest
 from simulator import load_config
 from simulator.machine import Machine
 from simulator.report import combine
-from simulator.workloads import get_workload
+from mtiasim.workloads import get_workload
 
 SMALL = load_config("mtia-small")
 

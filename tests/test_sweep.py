@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from simulator.config import CONFIG_DIR
-from simulator.sweep import SweepError, comparable, load_sweep, read_table, run_sweep
+from mtiasim.sweep import SweepError, comparable, load_sweep, read_table, run_sweep
 
 # 3 DRAM bandwidths x 2 local-store sizes x 2 workloads = 12 runs, each a few milliseconds
 SMALL = {
@@ -22,7 +22,7 @@ SMALL = {
 
 def _report_fields():
     """Every key of Report.row(), from a real run."""
-    from simulator.workloads import get_workload
+    from mtiasim.workloads import get_workload
     return list(get_workload("softmax_isa")("mtia-small", (32, 64), False).row())
 
 
@@ -170,14 +170,14 @@ def test_an_output_the_sweep_cannot_use_is_refused_before_the_first_point(tmp_pa
 
 def test_a_second_writer_of_the_same_output_is_refused_with_the_first_named(tmp_path):
     import os
-    from simulator.output_lock import OutputBusy, OutputLock
+    from mtiasim.output_lock import OutputBusy, OutputLock
     out = tmp_path / "r.csv"
     with OutputLock(out):
         with pytest.raises(OutputBusy, match=rf"r\.csv is being written by another sweep in this process"):
             run_sweep(_write(tmp_path, SMALL), out, workers=1, progress=False, on_row=_never)
     assert not (tmp_path / ".r.csv.lock").exists()                  # released and removed
     holder = (f"import sys, time; sys.path[:0] = {sys.path!r}\n"
-              f"from simulator.output_lock import OutputLock\n"
+              f"from mtiasim.output_lock import OutputLock\n"
               f"with OutputLock(__import__('pathlib').Path({str(out)!r})):\n"
               f"    print('locked', flush=True); time.sleep(60)\n")
     p = subprocess.Popen([sys.executable, "-c", holder], stdout=subprocess.PIPE, text=True)

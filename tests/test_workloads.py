@@ -5,7 +5,7 @@ import pytest
 from simulator import load_config
 from simulator.examples.softmax import local_store_bytes, rows_per_block, run_softmax, softmax_program
 from simulator.machine import Machine
-from simulator.workloads import (Workload, WorkloadError, format_shape, get_workload, gemm_tiling,
+from mtiasim.workloads import (Workload, WorkloadError, format_shape, get_workload, gemm_tiling,
                                  register_workload, workloads, _REGISTRY)
 
 from floor import assert_above_floor

@@ -78,11 +78,10 @@ class ModelReport:
                 "transfers": asdict(self.transfers), "cache_hits": self.cache_hits, "compiles": self.compiles,
                 "wall_seconds": self.wall_seconds, "kernels": [k.as_row() for k in self.kernels]}
 
-    def roofline_chart(self, config=None):
-        """The kernels on the roofline of `config` (default: the config this run was on)."""
-        from simulator.config import load_config
-        from simulator.plots import roofline_chart
-        return roofline_chart([(k.name, k.report) for k in self.kernels], configs=[config or load_config(self.config)])
+    def kernel_reports(self) -> list[tuple[str, object]]:
+        """(name, simulator report) of each kernel launch, in order: what a chart of the run plots
+        (the chart itself is the application's: mtiasim.plots.model_roofline_chart)."""
+        return [(k.name, k.report) for k in self.kernels]
 
     def table(self) -> str:
         """The per-kernel table and the totals, as `mtiasim model` prints them."""

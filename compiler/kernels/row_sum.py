@@ -2,7 +2,7 @@
 chunks with an f32 accumulator. A loop that is nothing but a DRAM stream, so `num_stages` decides
 its speed: with one stage each chunk's load waits for the previous chunk's add (the loop runs at
 the DMA's round-trip latency); with more, loads run ahead and the DRAM channels stay busy. The
-kernel benchmark measures both (python -m compiler.kernels.bench --only row_sum)."""
+kernel benchmark measures both (python -m mtiasim.bench.kernels --only row_sum)."""
 from __future__ import annotations
 
 import numpy as np

@@ -8,11 +8,10 @@ import numpy as np
 
 
 def compile_times(config: str = "mtia-2i") -> list[dict]:
+    from compiler.kernels import library
+    from compiler.runtime import executor as ex
+    from compiler.runtime.mtia_executor import mtia_program
     from simulator import load_config
-
-    from .kernels import library
-    from .runtime import executor as ex
-    from .runtime.mtia_executor import mtia_program
     cfg = load_config(config)
     rows = []
 

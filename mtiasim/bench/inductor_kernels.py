@@ -1,7 +1,7 @@
 """Every generated kernel of the three example models at realistic sizes against its DRAM roofline
 (issue 13, "what it must show" 4: point-wise and reduction kernels at >= 80%).
 
-    pip install -e '.[inductor]' && python benchmarks/inductor_kernels.py [mlp|decoder|dlrm ...] [--rows N]
+    pip install -e '.[inductor]' && python -m mtiasim.bench.inductor_kernels [mlp|decoder|dlrm ...] [--rows N]
 
 Prints a row per kernel launch: its kind, block sizes, grid, the DRAM bytes it moved, its cycles,
 its roofline floor in cycles (the time its DRAM bytes, SRAM bytes or operations take at full rate,

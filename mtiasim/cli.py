@@ -1,4 +1,5 @@
-"""`mtiasim`: the command line of the simulator, and the registry other packages add commands to.
+"""`mtiasim`: the command line of the simulator and the compiler: the command table, the arguments
+several commands share, and `main`.
 
     mtiasim run gemm --shape 2048 2048 2048          simulate a workload, print its report
     mtiasim workloads                                 what `run`, `trace`, `roofline` and sweeps can run
@@ -13,13 +14,10 @@ message to stderr and exit with the error's code: 2 for bad usage (`UsageError`,
 or a bad shape), 1 for every other `isa.errors.UserError` (a bad config, a kernel that fails, an
 output that cannot be written). Anything else is an internal error (MTIASIM_DEBUG=1 shows it whole).
 
-The built-in commands are in simulator/commands.py, each a `Command` registered with `@command`.
-Another package adds its own through the `mtiasim.commands` entry-point group (as the compiler does
-in pyproject.toml): an entry `NAME = "module:attr"` naming a `Command` adds `mtiasim NAME`; a dotted
-entry gives a built-in command a mode it cannot provide itself: `run.script` runs `mtiasim run
-FILE.py`, `bench.X` adds `mtiasim bench --X`. Entries load only when their command runs, so that
-`mtiasim --help` starts in about the time Python takes to import numpy (`mtiasim bench --startup`):
-this module and the command table import nothing beyond the standard library.
+The commands are in mtiasim/commands/, one module per family, each a `Command` registered with
+`@command`. Those modules import only the standard library at the top, and what a command needs (the
+simulator, the compiler, torch) when it runs, so that `mtiasim --help` starts in about the time
+Python takes to import numpy (`mtiasim bench --startup`): this module imports nothing else either.
 """
 from __future__ import annotations
 
@@ -29,8 +27,6 @@ import signal
 import sys
 from dataclasses import dataclass
 from typing import Callable
-
-ENTRY_POINT_GROUP = "mtiasim.commands"
 
 
 class UsageError(Exception):
@@ -51,62 +47,21 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
-COMMANDS: dict[str, Command] = {}          # the built-in commands (simulator/commands.py)
+COMMANDS: dict[str, Command] = {}          # every command (mtiasim/commands/)
 
 
 def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser], None]):
-    """Register a built-in subcommand (see the module docstring)."""
+    """Register a subcommand (see the module docstring)."""
     def deco(fn):
         COMMANDS[name] = Command(name, help, configure, fn)
         return fn
     return deco
 
 
-# ---- commands from other packages ---------------------------------------------------------------
-
-def _entry_points() -> dict:
-    from importlib.metadata import entry_points
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-
-
-def plugin_names() -> dict[str, str]:
-    """The commands other packages add: name -> the module that has it (nothing is imported)."""
-    return {n: ep.value.partition(":")[0] for n, ep in sorted(_entry_points().items())
-            if "." not in n and n not in COMMANDS}
-
-
-def plugin(name: str) -> Command | None:
-    """The `Command` an entry point named `name` gives (`compile`, `run.script`, `bench.compile`),
-    imported now; None when no installed package provides it."""
-    ep = _entry_points().get(name)
-    if ep is None:
-        return None
-    try:
-        cmd = ep.load()
-    except Exception as e:
-        raise PluginError(f"`mtiasim {name.replace('.', ' ')}` comes from {ep.value}, which failed to load: "
-                          f"{type(e).__name__}: {e}") from None
-    if not isinstance(cmd, Command):
-        raise PluginError(f"the {ENTRY_POINT_GROUP} entry point {name} = {ep.value} is not a simulator.cli.Command")
-    return cmd
-
-
-def plugins_with_prefix(prefix: str) -> list[str]:
-    """Names of the modes other packages add to a built-in command: 'bench.' -> ['compile', ...]."""
-    return sorted(n[len(prefix):] for n in _entry_points() if n.startswith(prefix))
-
-
-class PluginError(Exception):
-    """An installed package's command that does not load: exit code 1."""
-
-    exit_code = 1
-    one_line = True
-
-
-# ---- shared arguments (for built-in commands and other packages' commands alike) ------------------
+# ---- shared arguments ---------------------------------------------------------------------------
 
 def config_arg(p: argparse.ArgumentParser, repeat: bool = False) -> None:
-    from .config import DEFAULT_CONFIG
+    from simulator.config import DEFAULT_CONFIG
     if repeat:
         p.add_argument("--config", action="append", metavar="NAME|PATH",
                        help=f"config name in configs/ or a YAML path; repeat to compare (default {DEFAULT_CONFIG})")
@@ -128,8 +83,8 @@ def overrides(items: list[str]) -> dict:
     """`--set KEY=VALUE` items as dotted overrides; values are YAML scalars (409.6, true, fifo)."""
     import yaml
 
-    from .errors import ConfigError
-    from .user_yaml import load_yaml
+    from simulator.errors import ConfigError
+    from simulator.user_yaml import load_yaml
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -147,7 +102,7 @@ def overrides(items: list[str]) -> dict:
 
 def config_from_args(name: str, sets: list[str] | None = None):
     """The config `--config NAME` and `--set KEY=VALUE ...` name."""
-    from .config import load_config
+    from simulator.config import load_config
     return load_config(name, overrides(sets or []) or None)
 
 
@@ -174,27 +129,16 @@ def _chosen(argv: list[str]) -> str | None:
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser; only the subcommand named in `argv` gets its arguments (and imports what they
-    need), so `mtiasim --help` imports no command's module."""
-    from . import commands  # noqa: F401  (registers the built-in commands; imports nothing heavy)
+    need), so `mtiasim --help` imports no command's dependencies."""
+    from . import commands  # noqa: F401  (registers the commands; imports nothing heavy)
     chosen = _chosen(sys.argv[1:] if argv is None else argv)
-    if chosen is not None and chosen not in COMMANDS and chosen not in plugin_names():
-        raise UsageError(f"unknown command {chosen[:100]!r} (commands: {', '.join([*COMMANDS, *plugin_names()])}); "
-                         f"another package's command appears once the package is installed (after pyproject.toml "
-                         f"changes, pip install -e . again)")
+    if chosen is not None and chosen not in COMMANDS:
+        raise UsageError(f"unknown command {chosen[:100]!r} (commands: {', '.join(COMMANDS)})")
     p = argparse.ArgumentParser(prog="mtiasim", description="A cycle-approximate MTIA simulator and Triton compiler.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for c in COMMANDS.values():
         _add(sub, c, configure=c.name == chosen)
-    for name, module in plugin_names().items():
-        # listed by name only: its help (and module) load when it is the command given
-        c = plugin(name) if name == chosen else Command(name, f"a command of {module}: mtiasim {name} --help",
-                                                        None, _not_loaded)
-        _add(sub, c, configure=name == chosen)
     return p
-
-
-def _not_loaded(args) -> int:
-    raise AssertionError("a command runs only when it is the one named, and then it is loaded")
 
 
 def _add(sub, c: Command, configure: bool) -> None:
@@ -216,13 +160,13 @@ def main(argv: list[str] | None = None) -> int:
             if not hasattr(args, "args"):
                 parser.error(f"unrecognized arguments: -- {' '.join(tail)}")
             args.args = [*args.args, *tail]
-    except (UsageError, PluginError) as e:       # a plugin that does not load, found while building
+    except UsageError as e:
         _print_error(e)
         return e.exit_code
     from isa.errors import UserError
     try:
         return args.fn(args)
-    except (UsageError, PluginError, UserError) as e:
+    except (UsageError, UserError) as e:
         _print_error(e)
         return e.exit_code
     except KeyboardInterrupt:
@@ -258,7 +202,7 @@ def _print_error(e: Exception) -> None:
 
 
 if __name__ == "__main__":
-    # `python -m simulator.cli`: run the main of the imported module simulator.cli, not of this __main__ copy,
-    # whose own Command class the plugins' commands (subclasses of simulator.cli.Command) are not instances of
-    from simulator.cli import main as _main
+    # `python -m mtiasim.cli`: run the imported mtiasim.cli's main, whose command table the command
+    # modules filled, not this __main__ copy's (empty) one
+    from mtiasim.cli import main as _main
     sys.exit(_main())

@@ -7,9 +7,9 @@ import time
 
 import simpy
 
-from .config import load_config
-from .examples.gemm import run_gemm
-from .machine import Machine
+from simulator.config import load_config
+from simulator.examples.gemm import run_gemm
+from simulator.machine import Machine
 
 
 def simpy_baseline(events: int = 200_000, procs: int = 64) -> float:

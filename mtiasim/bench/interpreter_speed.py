@@ -1,7 +1,7 @@
 """Simulating a kernel with numerics and timing against Triton's own CPU interpreter on the same kernel
 source, side by side in one run (issue 11, "what it must show" 8: at most 0.1x the interpreter's wall time).
 
-    pip install -e '.[interp]' && python benchmarks/interpreter_speed.py [--size 1024] [--repeat 1]
+    pip install -e '.[interp]' && python -m mtiasim.bench.interpreter_speed [--size 1024] [--repeat 1]
 
 The kernel is the matmul tutorial's (compiler/kernels/matmul_tutorial.py, its 128x128x64 blocks and
 `% M` wrapped rows): its source is compiled by our @jit for the simulator (MTIA 2i, numerics on:

@@ -15,10 +15,9 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compiler.errors import ScriptError
+from compiler.runtime import executor as ex
 from isa.errors import UserError
-
-from .errors import ScriptError
-from .runtime import executor as ex
 
 STAGES = ("ir", "mtia-asm", "cpp", "json")
 
@@ -73,7 +72,7 @@ def run_script(path: str | Path, argv: list[str] | None = None, compile_only: bo
 
 
 # code that is not the user's: mtiasim itself, the standard library and installed packages
-_MTIASIM = tuple(str(Path(__file__).resolve().parent.parent / pkg) + os.sep for pkg in ("compiler", "simulator", "isa"))
+_MTIASIM = tuple(str(Path(__file__).resolve().parent.parent / pkg) + os.sep for pkg in ("mtiasim", "compiler", "simulator", "isa"))
 _LIBRARIES = tuple({str(Path(sysconfig.get_paths()[k]).resolve()) + os.sep for k in ("stdlib", "purelib", "platlib")})
 
 
@@ -104,7 +103,7 @@ def library_launches(name: str, shape, compile_only: bool = False) -> list[Launc
     """The launches of a library kernel's host function on random inputs of `shape`."""
     import numpy as np
 
-    from .kernels import library
+    from compiler.kernels import library
     k = library()[name]
     rec = Recorder(None if compile_only else ex.get_executor("mtia"))
     ex.register_executor(rec.name, rec)

@@ -3,17 +3,17 @@
 Each library kernel becomes a workload of the same name: it makes random inputs of the requested
 shape, launches the Triton kernel(s) on the MTIA executor with the requested config, checks the
 result against numpy (when numerics are on) and returns the combined report of its launches.
-This module is found by the simulator's registry through the `mtiasim.workloads` entry point.
+The workloads registry (mtiasim/workloads.py) imports this module when it is first read.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from compiler.kernels import LibraryKernel, library
 from simulator.config import Config, load_config, use_config
 from simulator.report import combine
-from simulator.workloads import register_workload
 
-from . import LibraryKernel, library
+from .workloads import register_workload, registered
 
 
 def _config_of(machine_or_config) -> Config:
@@ -29,7 +29,7 @@ def _config_of(machine_or_config) -> Config:
 
 def _runner(k: LibraryKernel):
     def run(machine_or_config, shape: dict, numerics: bool):
-        from ..runtime import use_executor
+        from compiler.runtime import use_executor
         dims = tuple(int(shape[d]) for d in k.dims)
         rng = np.random.default_rng(0)
         inputs = k.make_inputs(dims, rng)
@@ -53,9 +53,9 @@ def _runner(k: LibraryKernel):
 
 
 def register_all() -> None:
-    from simulator.workloads import _REGISTRY
+    taken = registered()
     for name, k in library().items():
-        if name in _REGISTRY and _REGISTRY[name].module != __name__:
+        if name in taken and taken[name].module != __name__:
             continue                          # a hand-written workload already has the name
         shape = dict(zip(k.dims, k.default_shape))
         shape["sram_resident"] = False

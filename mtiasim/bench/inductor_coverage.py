@@ -7,7 +7,7 @@ coverage (the ATen compute ops that ran as simulated kernels), the ops left to t
 simulated time, the host wall time, and each failure's cause. The last lines compare the fraction
 that runs end to end with the Triton-for-MTIA paper's 94.5% (inference models).
 
-    pip install -e '.[inductor,models]' && python benchmarks/inductor_coverage.py [NAME ...]
+    pip install -e '.[inductor,models]' && python -m mtiasim.bench.inductor_coverage [NAME ...]
 
 A model runs end to end when it compiles, launches at least one kernel on the simulator and
 matches eager PyTorch; ops left to the host (a convolution Inductor has no Triton kernel for on a

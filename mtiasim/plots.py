@@ -18,6 +18,9 @@ A point's "% of roof" is its report's (`Roofline.fraction`: the run's floor over
 unit binds: DRAM, SRAM, the NoC or one of the engines), not its distance to the lines drawn, which
 show only the DRAM slope and the compute peaks; `roof_y` is the FLOP/s that floor allows. Beside it
 stands the fraction of the compulsory floor (simulator/report.py), which no excess traffic improves.
+
+A PyTorch model's run through Inductor (`compiler.inductor.simulate`) charts its kernels with
+`model_roofline_chart(report)`.
 """
 from __future__ import annotations
 
@@ -30,8 +33,8 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-from .config import Config, load_config
-from .report import ENGINES, Report
+from simulator.config import Config, load_config
+from simulator.report import ENGINES, Report
 
 SAVE_FORMATS = (".png", ".svg", ".pdf")
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink",
@@ -240,6 +243,13 @@ def _limits(points: list[dict], roofs: dict[str, list[dict]]) -> tuple[float, fl
 
 
 # ---- utilisation ----------------------------------------------------------------------------------
+
+def model_roofline_chart(report, config: Config | str | None = None) -> Chart:
+    """The kernels of a model's run (a `compiler.inductor.ModelReport`) on the roofline of `config`
+    (default: the config the run was on)."""
+    cfg = config if isinstance(config, Config) else load_config(config or report.config)
+    return roofline_chart(report.kernel_reports(), configs=[cfg])
+
 
 def utilization_chart(runs: Iterable[Report | tuple[str, Report]], engines: Sequence[str] = (*ENGINES, "core"),
                       title: str | None = None, ax=None) -> Chart:

@@ -4,13 +4,13 @@ it, the host's wall time for the simulation, and what each backend switch is wor
 with the switch off over its cycles with every switch on; only switches that change the kernel's
 program are run). Below the table, the comparisons the performance targets are stated in.
 
-    python -m compiler.kernels.bench            # the whole table (minutes)
-    python -m compiler.kernels.bench --quick    # smaller shapes, for a first look
-    python -m compiler.kernels.bench --only 256^3 --set pe.scalar.issue_cycles=24   # a config value changed
-    mtiasim bench --kernels                     # the same table from the CLI
+    python -m mtiasim.bench.kernels            # the whole table (minutes)
+    python -m mtiasim.bench.kernels --quick    # smaller shapes, for a first look
+    python -m mtiasim.bench.kernels --only 256^3 --set pe.scalar.issue_cycles=24   # a config value changed
+    mtiasim bench --kernels                    # the same table from the CLI
 
 Every run is timing-only (`numerics=False`, the same cycles as with numerics). How fast the simulator
-computes a kernel with numerics against Triton's own interpreter is `benchmarks/interpreter_speed.py`.
+computes a kernel with numerics against Triton's own interpreter is `python -m mtiasim.bench.interpreter_speed`.
 """
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulator.cli import config_from_args, set_arg
+from compiler.backend.options import BackendOptions
 from simulator.report import ENGINES
 
-from ..backend.options import BackendOptions
+from ..cli import config_from_args, set_arg
 
 # the engines whose busy time is work; the DMA's is the time with a transfer in flight, latency and all
 WORKING_ENGINES = tuple(e for e in ENGINES if e != "dma")
@@ -70,10 +70,9 @@ def cases(quick: bool) -> list[Case]:
 def _launch(case: Case, rng, options: BackendOptions | None = None, num_stages: int | None = None):
     """Run a case once: (combined report, the compiled kernels it launched, whether any launch
     broadcast a read, the CPU seconds of the launch: compiling and simulating, not making the inputs)."""
+    from compiler.kernels import library
+    from compiler.runtime.jit import LAUNCH_OBSERVERS
     from simulator.report import combine
-
-    from ..runtime.jit import LAUNCH_OBSERVERS
-    from . import library
     k = library()[case.kernel]
     inputs = k.make_inputs(case.shape, rng)
     compiled = []
@@ -100,10 +99,9 @@ def _changes(compiled, switch: str, num_stages: int, broadcast: bool) -> bool:
     reads are chosen at launch: that switch changes a program when a launch broadcast)."""
     if switch == "broadcast_reads":
         return broadcast
+    from compiler.errors import CompilationError
+    from compiler.runtime.mtia_executor import mtia_program
     from simulator import get_config
-
-    from ..runtime.mtia_executor import mtia_program
-    from ..errors import CompilationError
     cfg = get_config()
     off = BackendOptions.of({switch: False})
     for c in compiled:
@@ -121,7 +119,7 @@ def _code(prog) -> list[str]:
 
 
 def measure(case: Case, ablations: bool = True) -> dict:
-    from ..errors import CompilationError
+    from compiler.errors import CompilationError
     rep, compiled, broadcast, cpu = _launch(case, np.random.default_rng(0))
     floors = rep.roofline.floors
     core = _core_cycles(rep)
@@ -249,8 +247,7 @@ def comparisons(quick: bool, rows: list[dict]) -> list[str]:
 
 def run(quick: bool = False, only: tuple = (), ablations: bool = True, progress=None) -> dict:
     import simulator.machine  # noqa: F401  (imported first, so that the first row's time counts no imports)
-
-    from ..backend import pipeline  # noqa: F401
+    from compiler.backend import pipeline  # noqa: F401
     rows = []
     for c in cases(quick):
         if only and not any(o in c.name for o in only):
@@ -276,7 +273,7 @@ def format_table(result: dict, config: str) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m compiler.kernels.bench", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m mtiasim.bench.kernels", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="smaller shapes")
     p.add_argument("--only", action="append", default=[], metavar="TEXT", help="rows whose name contains TEXT")
     p.add_argument("--no-ablations", action="store_true", help="skip the runs with a switch off")

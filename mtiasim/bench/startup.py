@@ -15,7 +15,7 @@ def _mtiasim() -> list[str]:
     """The console script next to this Python (as a user runs it), else the module."""
     exe = Path(sys.executable).with_name("mtiasim")
     found = str(exe) if exe.exists() else shutil.which("mtiasim")
-    return [found] if found else [sys.executable, "-m", "simulator.cli"]
+    return [found] if found else [sys.executable, "-m", "mtiasim"]
 
 
 def _seconds(cmd: list[str]) -> float:

@@ -40,11 +40,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from isa.errors import bounded_repr, bounded_text
+from simulator.config import apply_overrides, load_config, read_text, read_yaml, resolve_path
+from simulator.errors import ConfigError, SimError
+from simulator.user_yaml import load_yaml
 
-from .config import _read_yaml, _resolve_path, apply_overrides, load_config, read_text
-from .errors import ConfigError, SimError
 from .output_lock import OutputLock
-from .user_yaml import load_yaml
 from .workloads import format_shape, get_workload, import_modules
 
 WALL_COLUMNS = ("wall_seconds", "run_seconds")   # differ between runs of the same point
@@ -166,7 +166,7 @@ def _check_types(where: str, data: dict) -> None:
 def _check_keys(where: str, base: str, overrides: dict, grid: dict) -> None:
     """Unknown dotted keys fail here, once; bad values fail per point (they become error rows)."""
     try:
-        data = _read_yaml(_resolve_path(base))
+        data = read_yaml(resolve_path(base))
         apply_overrides(data, {**overrides, **{k: v[0] for k, v in grid.items()}})
     except ConfigError as e:
         raise SweepError(f"{where}: {e}") from None

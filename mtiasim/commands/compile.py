@@ -1,5 +1,4 @@
-"""The compiler's commands of `mtiasim`, added through the `mtiasim.commands` entry points in
-pyproject.toml (see simulator/cli.py for the registry):
+"""The compiler's commands of `mtiasim`:
 
     mtiasim compile matmul --shape 512x512x512 --stage mtia-asm     a library kernel's stages
     mtiasim compile my_kernels.py --stage cpp                       the kernels a script launches
@@ -16,11 +15,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from simulator.cli import Command, UsageError, config_arg, config_from_args, json_arg, set_arg
+from ..cli import UsageError, command, config_arg, config_from_args, json_arg, set_arg
 
-from .script_runs import STAGES, library_launches, run_script, stage_text
 
 def _compile_args(p) -> None:
+    from ..script_runs import STAGES
     p.add_argument("target", help="a library kernel name (see `mtiasim workloads`) or a Python script (.py)")
     p.add_argument("--shape", help="the library kernel's shape, e.g. 512x512x512 (default: its default shape)")
     p.add_argument("--stage", action="append", metavar="STAGE",
@@ -34,7 +33,7 @@ def _compile_args(p) -> None:
 
 
 def _shape(text: str | None, kernel) -> tuple | None:
-    from simulator.workloads import MAX_DIM
+    from ..workloads import MAX_DIM
     if not text:
         return None
     try:
@@ -53,6 +52,8 @@ def _shape(text: str | None, kernel) -> tuple | None:
 def _launches(target: str, script_args: list[str], config: str, sets: list[str], shape_text: str | None,
               compile_only: bool):
     from simulator import use_config
+
+    from ..script_runs import library_launches, run_script
     cfg = config_from_args(config, sets)
     with use_config(cfg):
         if target.endswith(".py"):
@@ -63,15 +64,19 @@ def _launches(target: str, script_args: list[str], config: str, sets: list[str],
                 raise UsageError(f"--shape sets a library kernel's shape; the script {target} makes its own arrays")
             # a script may look at what its launches returned, so its launches really run
             return cfg, run_script(target, script_args, compile_only=False)
-        from .kernels import library
+        from compiler.kernels import library
         if target not in library():
             raise UsageError(f"{target[:200]!r} is neither a script (.py) nor a library kernel "
                              f"({', '.join(library())})")
         return cfg, library_launches(target, _shape(shape_text, library()[target]), compile_only=compile_only)
 
 
+@command("compile", "compile a library kernel or a script's kernels and print IR, assembly, C++ or JSON",
+         _compile_args)
 def cmd_compile(a) -> int:
     from simulator import use_config
+
+    from ..script_runs import stage_text
     cfg, launches = _launches(a.target, a.args, a.config, a.set, a.shape, compile_only=True)
     seen, out = set(), []
     with use_config(cfg):
@@ -101,7 +106,8 @@ def cmd_compile(a) -> int:
 
 
 def cmd_run_script(a) -> int:
-    """`mtiasim run SCRIPT.py`: every launch of the script on the simulator, one report each."""
+    """`mtiasim run SCRIPT.py` (mtiasim/commands/run.py hands it here): every launch of the script
+    on the simulator, one report each."""
     cfg, launches = _launches(a.workload, a.args, a.config, a.set, None, compile_only=False)
     if a.json:
         print(json.dumps([ln.record.report.to_dict() for ln in launches], default=str, indent=2))
@@ -114,27 +120,19 @@ def cmd_run_script(a) -> int:
 
 
 def cmd_bench_compile(a) -> int:
-    from .bench import compile_times, format_compile_times
+    """`mtiasim bench --compile`: how long each library kernel takes to compile."""
+    from ..bench.compile import compile_times, format_compile_times
     rows = compile_times(a.config)
     print(json.dumps(rows, indent=2) if a.json else format_compile_times(rows))
     return 0
 
 
-compile_command = Command("compile", "compile a library kernel or a script's kernels and print IR, assembly, C++ "
-                                     "or JSON", _compile_args, cmd_compile)
-run_script_command = Command("run.script", "run a script of Triton launches on the simulator", None, cmd_run_script)
 def cmd_bench_kernels(a) -> int:
+    """`mtiasim bench --kernels`: the kernel benchmark (mtiasim/bench/kernels.py)."""
     from simulator import use_config
 
-    from .kernels.bench import format_table, run
+    from ..bench.kernels import format_table, run
     with use_config(a.config):
         res = run(progress=None if a.json else lambda name: print(f"  ... {name}", flush=True))
         print(json.dumps(res, indent=2) if a.json else format_table(res, a.config))
     return 0
-
-
-bench_kernels_command = Command("bench.kernels", "instead, the kernel benchmark: cycles, fraction of peak or DRAM "
-                                                 "bandwidth, binding roof, wall time and each backend switch's "
-                                                 "ablation per library kernel (minutes)", None, cmd_bench_kernels)
-bench_compile_command = Command("bench.compile", "instead, time compiling every library kernel (frontend and MTIA "
-                                                 "backend)", None, cmd_bench_compile)

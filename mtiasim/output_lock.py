@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import SimError
+from simulator.errors import SimError
 
 try:
     import fcntl

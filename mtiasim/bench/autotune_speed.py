@@ -1,7 +1,7 @@
 """How long @triton.autotune takes over the 16 configs of Triton's matmul tutorial at 512^3
 (issue 11, "what it must show" 7: at most 60 s on the 2-core machine).
 
-    python benchmarks/autotune_speed.py [--size 512] [--workers N] [--no-serial]
+    python -m mtiasim.bench.autotune_speed [--size 512] [--workers N] [--no-serial]
 
 Tunes the tutorial-style matmul (compiler/kernels/matmul_tutorial.py) twice in one run, each time
 from a cold compile cache: trials one after another in this process (workers=1, the baseline), then

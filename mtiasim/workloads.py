@@ -5,7 +5,7 @@ with its shape parameters, a default shape and a one-line description. Registeri
 everything built on the registry (`mtiasim run/trace/roofline/workloads`, sweep YAML files, the
 notebooks) picks the workload up:
 
-    from simulator.workloads import register_workload
+    from mtiasim.workloads import register_workload
 
     def vector_add(machine_or_config, shape, numerics):
         ...launch the kernel on shape["n"] elements...
@@ -17,10 +17,12 @@ The function receives the shape as a dict with every parameter filled in (defaul
 caller left out). It may return `(report, checks)` where checks maps a name to a number (a numerics
 check against numpy, say); `Workload.execute` keeps them, calling the workload keeps the report.
 
-Modules that register workloads are found three ways, so that parallel sweep workers (fresh
-processes) see the same registry as the process that planned the sweep: the modules listed in
-`PROVIDERS`, the `mtiasim.workloads` entry-point group, and `MTIASIM_WORKLOADS` (a comma-separated
-list of module names) in the environment. A workload's own module is recorded, and workers import it.
+This module registers the hand-written ISA programs (gemm, softmax_isa, ...); mtiasim/kernel_workloads.py
+registers the compiler's kernel library. Other modules that register workloads are found three ways,
+so that parallel sweep workers (fresh processes) see the same registry as the process that planned the
+sweep: the modules listed in `PROVIDERS`, `MTIASIM_WORKLOADS` (a comma-separated list of module names)
+in the environment, and another installed package's entries in the `mtiasim.workloads` entry-point
+group. A workload's own module is recorded, and workers import it.
 """
 from __future__ import annotations
 
@@ -32,12 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from isa.errors import bounded_repr, bounded_text
-
-from .config import Config, load_config
-from .errors import SimError
+from simulator.config import Config, load_config
+from simulator.errors import SimError
 
 # Modules imported before the registry is first read; each registers its workloads on import.
 PROVIDERS: list[str] = []
+LIBRARY = "mtiasim.kernel_workloads"       # the kernel library's workloads, registered after the above
 ENTRY_POINT_GROUP = "mtiasim.workloads"
 ENV_VAR = "MTIASIM_WORKLOADS"
 # The largest shape parameter: Triton kernels index with 32-bit offsets, and a dim past 2^31 elements
@@ -143,6 +145,12 @@ def workloads() -> dict[str, Workload]:
     return dict(sorted(_REGISTRY.items()))
 
 
+def registered() -> Mapping[str, Workload]:
+    """The workloads registered so far, without importing the providers (for a provider that
+    checks which names are taken while it registers its own)."""
+    return _REGISTRY
+
+
 def import_modules(names: Iterable[str]) -> None:
     """Import modules that register workloads (sweep `imports:`, workers re-creating the registry)."""
     for mod in names:
@@ -164,6 +172,7 @@ def _load_providers() -> None:
     _providers_loaded = True
     import_modules(PROVIDERS)
     import_modules(m.strip() for m in os.environ.get(ENV_VAR, "").split(","))
+    import_modules([LIBRARY])
     try:
         from importlib.metadata import entry_points
         for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -275,7 +284,7 @@ def format_shape(w: Workload, shape: Mapping[str, Any]) -> str:
 
 def as_machine(machine_or_config: Any, numerics: bool):
     """A fresh Machine for a config (name, path or Config), or the Machine given."""
-    from .machine import Machine
+    from simulator.machine import Machine
     if isinstance(machine_or_config, Machine):
         return machine_or_config
     cfg = machine_or_config if isinstance(machine_or_config, Config) else load_config(machine_or_config)
@@ -304,7 +313,7 @@ def gemm_tiling(M: int, N: int, K: int, ls_bytes: int, pes: int = 1, stages: int
 
 
 def _gemm(machine_or_config, shape, numerics):
-    from .examples.gemm import run_gemm
+    from simulator.examples.gemm import run_gemm
     m = as_machine(machine_or_config, numerics)
     M, N, K = shape["M"], shape["N"], shape["K"]
     auto = gemm_tiling(M, N, K, m.cfg.ls_bytes, m.cfg.num_pes)
@@ -321,7 +330,7 @@ def _gemm(machine_or_config, shape, numerics):
 
 
 def _gemm_weights(machine_or_config, shape, numerics):
-    from .examples.gemm import run_gemm
+    from simulator.examples.gemm import run_gemm
     m = as_machine(machine_or_config, numerics)
     M, N, K = shape["M"], shape["N"], shape["K"]
     try:
@@ -334,7 +343,7 @@ def _gemm_weights(machine_or_config, shape, numerics):
 
 
 def _softmax(machine_or_config, shape, numerics):
-    from .examples.softmax import run_softmax
+    from simulator.examples.softmax import run_softmax
     m = as_machine(machine_or_config, numerics)
     try:
         rep, out, ref = run_softmax(m, shape["R"], shape["C"], BR=shape["BR"], region=shape["region"])
@@ -344,7 +353,7 @@ def _softmax(machine_or_config, shape, numerics):
 
 
 def _dram_stream(machine_or_config, shape, numerics):
-    from .examples.micro import dram_stream
+    from simulator.examples.micro import dram_stream
     m = as_machine(machine_or_config, numerics)
     pes, chunks, chunk = m.cfg.num_pes, shape["chunks"], shape["chunk_bytes"]
     src = m.gmem.alloc(pes * chunks * chunk, "src", shape["region"])
@@ -352,7 +361,7 @@ def _dram_stream(machine_or_config, shape, numerics):
 
 
 def _dram_copy(machine_or_config, shape, numerics):
-    from .examples.micro import dram_copy
+    from simulator.examples.micro import dram_copy
     m = as_machine(machine_or_config, numerics)
     pes, chunks, chunk = m.cfg.num_pes, shape["chunks"], shape["chunk_bytes"]
     src, dst = m.gmem.alloc(pes * chunks * chunk, "src"), m.gmem.alloc(pes * chunks * chunk, "dst")
@@ -360,7 +369,7 @@ def _dram_copy(machine_or_config, shape, numerics):
 
 
 def _dpe_loop(machine_or_config, shape, numerics):
-    from .examples.micro import dpe_loop
+    from simulator.examples.micro import dpe_loop
     m = as_machine(machine_or_config, numerics)
     k, isz = shape["k"], (1 if shape["dtype"] in ("i8", "u8") else 2)
     m_, n_ = shape["m"], shape["n"]

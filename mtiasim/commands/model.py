@@ -3,7 +3,8 @@
 The script defines `model` (an nn.Module or any callable torch.compile takes) and `inputs` (a
 tuple of its arguments). The command runs it once with every generated kernel on the simulator,
 checks the outputs against eager PyTorch, prints the per-kernel table and saves a roofline chart
-of the kernels.
+of the kernels. torch is imported when the command runs (it is the `inductor` extra's), so that
+listing the commands does not need it.
 """
 from __future__ import annotations
 
@@ -11,11 +12,7 @@ import json
 import runpy
 from pathlib import Path
 
-import torch
-
-from simulator.cli import Command, UsageError, config_arg, config_from_args, json_arg, output_path, set_arg
-
-from . import simulate
+from ..cli import UsageError, command, config_arg, config_from_args, json_arg, output_path, set_arg
 
 
 def load_script(path: str) -> tuple[object, tuple]:
@@ -28,6 +25,7 @@ def load_script(path: str) -> tuple[object, tuple]:
 
 
 def max_error(out, expected) -> float:
+    import torch
     flat_out, flat_exp = torch.utils._pytree.tree_leaves(out), torch.utils._pytree.tree_leaves(expected)
     errors = [(a.double() - b.double()).abs().max().item() for a, b in zip(flat_out, flat_exp)
               if isinstance(a, torch.Tensor) and a.numel()]
@@ -42,9 +40,14 @@ def _model_args(p) -> None:
     json_arg(p)
 
 
+@command("model", "simulate a PyTorch model through Inductor: per-kernel table, roofline chart", _model_args)
 def cmd_model(a) -> int:
+    import torch
+
+    from compiler.inductor import simulate
     from simulator.config import use_config
-    from simulator.plots import SAVE_FORMATS
+
+    from ..plots import SAVE_FORMATS, model_roofline_chart
     path = output_path(a.chart or f"{Path(a.script).stem}_roofline.png", "roofline chart", "roofline.png",
                        SAVE_FORMATS)
     cfg = config_from_args(a.config, a.set)
@@ -53,14 +56,10 @@ def cmd_model(a) -> int:
         out, report = simulate(model, *inputs)
     with torch.no_grad():
         error = max_error(out, model(*inputs))
-    report.roofline_chart(cfg).save(path)
+    model_roofline_chart(report, cfg).save(path)
     if a.json:
         print(json.dumps({**report.to_dict(), "max_error": error, "chart": path}, default=str, indent=2))
         return 0
     print(report.table())
     print(f"check max |out - eager| = {error:.3g}; roofline chart of the kernels: {path}")
     return 0
-
-
-model_command = Command("model", "simulate a PyTorch model through Inductor: per-kernel table, roofline chart",
-                        _model_args, cmd_model)
