@@ -68,6 +68,7 @@ def test_run_any_workload_with_json():
     (["trace", "softmax_isa", *SMALL, "--pes", "7"], 2, ["PE(s) [7] do not exist"]),
     (["roofline", "gemm", "-o", "chart.txt"], 2, [".png"]),
     (["sweep", "missing.yaml"], 1, ["no sweep file"]),
+    (["bench", "--quick"], 2, ["--quick", "--kernels"]),
 ])
 def test_errors_are_one_line_without_traceback(tmp_path, args, code, words):
     assert_one_line_error(mtiasim(*args, cwd=tmp_path, ok=False), code, *words)

@@ -16,12 +16,16 @@ def _bench_args(p) -> None:
     p.add_argument("--kernels", action="store_true", help="instead, the kernel benchmark: cycles, fraction of peak or "
                                                           "DRAM bandwidth, binding roof, wall time and each backend "
                                                           "switch's ablation per library kernel (minutes)")
+    p.add_argument("--quick", action="store_true", help="with --kernels: the smaller shapes (a first look, about "
+                                                        "five minutes on two cores)")
     config_arg(p)
     json_arg(p)
 
 
 @command("bench", "time the simulator on the 2048^3 GEMM against a plain SimPy loop", _bench_args)
 def cmd_bench(a) -> int:
+    if a.quick and not a.kernels:
+        raise UsageError("--quick picks the kernel benchmark's smaller shapes: use it with --kernels")
     if a.startup:
         from ..bench.startup import format_startup, startup_times
         b = startup_times()

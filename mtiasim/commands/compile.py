@@ -133,6 +133,6 @@ def cmd_bench_kernels(a) -> int:
 
     from ..bench.kernels import format_table, run
     with use_config(a.config):
-        res = run(progress=None if a.json else lambda name: print(f"  ... {name}", flush=True))
+        res = run(quick=a.quick, progress=None if a.json else lambda name: print(f"  ... {name}", flush=True))
         print(json.dumps(res, indent=2) if a.json else format_table(res, a.config))
     return 0
