@@ -1,6 +1,6 @@
 """Offsets are i32 blocks: each element wraps to 32 bits as it is computed, before it is scaled by the
 element size, and the MTIA executor reads and writes what the interpreter (and Triton) does. The
-backend's index analysis (compiler/backend/affine.py) works in exact integers and wraps a block's base
+backend's index analysis (compiler/backend/analysis/affine.py) works in exact integers and wraps a block's base
 and strides where the block is read (a pointer offset, a widening cast, a compare), so a box DMA's base
 address and its mask bounds use the wrapped values. A block that crosses the range between its elements
 is no box where that is known when compiling (a gather, exact); where its base is known only at run time

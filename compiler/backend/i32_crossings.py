@@ -20,8 +20,8 @@ import linecache
 
 from ..ir import Op
 from ..ir.core import BlockArgument
-from . import affine
-from .affine import Poly, Quotient, Wrapped
+from .analysis import affine
+from .analysis.affine import Poly, Quotient, Wrapped
 
 
 class _Unbounded(Exception):

@@ -45,12 +45,12 @@ class BackendOptions:
     index_windows: bool = True
     """A load through indices that a `tl.device_assert` before it keeps inside a small window of each
     row (DLRM's pair gather `z[:, li, lj]`) is one DMA box of the windows and a gather in the local
-    store (backend/windows.py), wherever the launch's windows stay inside the array (else that launch
+    store (backend/analysis/windows.py), wherever the launch's windows stay inside the array (else that launch
     takes the gathers: window_bounds.py); off: an element-wise DMA gather of the indexed elements."""
     row_loads: bool = True
     """A 2-D load whose rows an index block picks (`table + idx[:, None] * D + cols[None, :]`: an
     embedding lookup, a paged KV cache) reads each row as one run, `dma.rows` with the index tile
-    (compiler/backend/rows.py); off: an element-wise DMA gather over a materialised offsets tile."""
+    (compiler/backend/analysis/rows.py); off: an element-wise DMA gather over a materialised offsets tile."""
     command_contexts: bool = True
     """Each DMA and DPE command in a loop is issued through a command context of its own (`ctx=`), so
     it sends only the operands that changed since its last issue; off: every command sends all its

@@ -31,7 +31,7 @@ from .passes.map_engines import MapEngines
 from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
 from .passes.select_boxes import SelectBoxes
-from .plan import read_plan
+from .analysis.plan import read_plan
 from .regalloc import RegAllocError, allocate
 from .options import BackendOptions
 from .target import Target

@@ -24,7 +24,7 @@ from typing import ClassVar
 from ...ir import Op
 from ...ir.core import Block, Operation, Value
 from .. import dialect as mtia
-from ..plan import (
+from ..analysis.plan import (
     Plan,
     Storage,
     TileLoc,

@@ -43,7 +43,7 @@ from ...ir.core import Operation, Value, _is_inside
 from ...ir.ops import OP_DEFS
 from ...ir.types import BlockType, i1, i64
 from .. import dialect as mtia
-from ..affine import ZERO, Poly
+from ..analysis.affine import ZERO, Poly
 from ..target import unit_of
 from .util import constant_value
 

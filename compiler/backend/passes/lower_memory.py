@@ -7,7 +7,7 @@ scalar code. A dimension whose index wraps (`% M`) or is clamped (`tl.where(offs
 stays a box: the op names the remap (attrs remap, remap_dim) and takes its start, bound (and
 fill) as scalars, and the DMA walks that dimension in its contiguous parts. Dimensions along which the address does not move are loaded once and broadcast in the
 local store. A load through checked indices that stay inside a small window of each row (Inductor's
-`z[:, li, lj]`, `compiler/backend/windows.py`) becomes a box of the windows and a `tt.gather` in the
+`z[:, li, lj]`, `compiler/backend/analysis/windows.py`) becomes a box of the windows and a `tt.gather` in the
 local store. Anything else (data-dependent offsets, masks that are not boxes, atomics) becomes an
 element-wise `mtia.gather` / `mtia.scatter` / `mtia.atomic` on integer offsets from a root pointer.
 Scalar (0-d) loads and stores stay as they are for the control core.
@@ -22,9 +22,9 @@ from ...ir import Builder, Op
 from ...ir.core import Operation, Value
 from ...ir.types import BlockType, i1, i8, i16, i32, i64, u8, u16, u32, u64
 from .. import dialect as mtia
-from .. import rows, windows
-from ..affine import Affine, Poly, Quotient, Wrapped, analyze
-from ..masks import BoxMask, analyze_mask
+from ..analysis import rows, windows
+from ..analysis.affine import Affine, Poly, Quotient, Wrapped, analyze
+from ..analysis.masks import BoxMask, analyze_mask
 from .util import constant_value, erase_dead, error_at
 
 

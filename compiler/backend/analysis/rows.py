@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import Op
-from ..ir.core import Operation, Value
+from ...ir import Op
+from ...ir.core import Operation, Value
 from .affine import Affine, Poly, _sum, analyze
 from .masks import analyze_mask
 from .windows import _terms, _widened

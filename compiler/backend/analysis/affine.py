@@ -35,8 +35,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from math import gcd
 
-from ..ir import Op
-from ..ir.core import Value
+from ...ir import Op
+from ...ir.core import Value
 
 Monomial = tuple          # a sorted tuple of scalar Values; () is the constant term
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import Op
-from ..ir.core import Operation, Value
-from . import dialect as mtia
+from ...ir import Op
+from ...ir.core import Operation, Value
+from .. import dialect as mtia
 from .affine import ZERO, Affine, Poly, Quotient, Wrapped, _sum, analyze
 
 # ops that write memory: a load issued earlier must not pass one
