@@ -40,7 +40,7 @@ class BackendOptions:
     slot at the end of every iteration (an SE move of the whole tile)."""
     auto_increment: bool = True
     """A box DMA whose base register the same block then advances by a constant or loop-invariant step
-    takes the auto-increment form (`inc=`) and the update goes (compiler/backend/command_forms.py);
+    takes the auto-increment form (`inc=`) and the update goes (compiler/backend/program/command_forms.py);
     off: the control core computes each address and sends it with the command."""
     index_windows: bool = True
     """A load through indices that a `tl.device_assert` before it keeps inside a small window of each
@@ -66,7 +66,7 @@ class BackendOptions:
     runs as a persistent program over its PE's program ids (`mtia.next_pid`), and each program's
     final store is issued by the next program on the PE after that one's first loads, so that the
     loads do not wait in the DMA's queue behind a store that waits for the epilogue
-    (compiler/backend/defer_store.py); decided at launch where no array read is one written. Off:
+    (compiler/backend/program/defer_store.py); decided at launch where no array read is one written. Off:
     each program's store precedes the next program's loads."""
 
     @staticmethod

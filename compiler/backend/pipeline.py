@@ -18,8 +18,8 @@ from ..ir import print_module, reprint, verify
 from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 from .codegen.generate import Codegen
 from . import i32_crossings
-from .command_forms import apply_command_forms
-from .defer_store import defer_final_store
+from .program.command_forms import apply_command_forms
+from .program.defer_store import defer_final_store
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
 from .passes.bufferize import Bufferize
 from .passes.carry_row_offsets import CarryRowOffsets
@@ -32,7 +32,7 @@ from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
 from .passes.select_boxes import SelectBoxes
 from .analysis.plan import read_plan
-from .regalloc import RegAllocError, allocate
+from .program.regalloc import RegAllocError, allocate
 from .options import BackendOptions
 from .target import Target
 

@@ -108,7 +108,8 @@ def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: Launch
     Group (size, and whether it runs down a grid column); `switched_off` names the switches the launch turned off itself."""
     from dataclasses import replace
 
-    from ..backend import broadcast, defer_store, window_bounds
+    from ..backend import broadcast, window_bounds
+    from ..backend.program import defer_store
     from ..backend.options import BackendOptions
     from ..backend.pipeline import emit_program
     switches = BackendOptions.of(options.extra.get("mtia_options"))

@@ -57,9 +57,9 @@ from isa.instruction import ENGINES
 from isa.program import CBDecl
 from isa.types import Tile, X
 
-from ..ir.ops import Op
-from . import dialect as mtia
-from .broadcast import _roots
+from ...ir.ops import Op
+from .. import dialect as mtia
+from ..broadcast import _roots
 from .command_forms import JUMPS, reads_writes
 from .regalloc import BRANCHES
 
