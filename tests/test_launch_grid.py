@@ -15,7 +15,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
-from compiler.backend import broadcast
+from compiler.backend.launch import broadcast
 from executors import EXECUTORS, launch
 from simulator import get_config, use_config
 from simulator.launch import DEFAULT_MAX_PROGRAMS, MAX_PROGRAMS_ENV
@@ -146,7 +146,7 @@ def test_broadcast_planning_is_bounded_past_plan_max_programs():
 def test_window_planning_is_bounded_past_plan_max_programs():
     """Whether window boxes stay inside their arrays is worked out for every program at once; past
     PLAN_MAX_PROGRAMS it cannot be told without allocating with the grid, so the launch takes no windows."""
-    from compiler.backend import window_bounds
+    from compiler.backend.launch import window_bounds
     from compiler.runtime.mtia_executor import _compiled
     from test_window_gathers import _pairs_kernel
     arrays = [np.array([1, 2, 3], np.int64), np.array([0, 0, 1], np.int64), np.zeros((8, 4, 4), np.float32),

@@ -32,7 +32,7 @@ class BackendOptions:
     """A box load that the programs running together on a broadcast group (N PEs of a grid row, or
     of a grid column when no row group reads it alike) read alike is one broadcast read for the
     group (`dma.in ... bcast=N`, `bcast_col=1` for a column), decided at launch from the grid, the
-    arguments and the placement (`pe_mapping`; backend/broadcast.py). Off: every PE reads its own
+    arguments and the placement (`pe_mapping`; backend/launch/broadcast.py). Off: every PE reads its own
     copy."""
     rotate_carried: bool = True
     """A loop-carried tile each iteration makes afresh (computed one iteration ahead, as a software-

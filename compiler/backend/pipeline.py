@@ -17,7 +17,7 @@ from ..errors import CompilationError, OutOfResources
 from ..ir import print_module, reprint, verify
 from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 from .codegen.generate import Codegen
-from . import i32_crossings
+from .launch import i32_crossings
 from .program.command_forms import apply_command_forms
 from .program.defer_store import defer_final_store
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore

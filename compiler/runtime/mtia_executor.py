@@ -65,7 +65,7 @@ class MtiaRunRecord(RunRecord):
     utilization: dict = field(default_factory=dict)
     report: object = field(default=None, repr=False)
     broadcast_reads: dict = field(default_factory=dict)    # kernel line of each broadcast load -> its Group
-                                                           # (compiler/backend/broadcast.py: size, column)
+                                                           # (compiler/backend/launch/broadcast.py: size, column)
     # switches the launch turned off itself: ("index_windows",) where a window would leave its array
     switched_off: tuple = ()
 
@@ -102,13 +102,13 @@ def _compiled(compiled, cfg, num_stages: int, options):
 
 def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: LaunchOptions):
     """(program, broadcasts, switched_off) of one launch. A window box that could read outside its array
-    in this launch makes it take the program without windows (compiler/backend/window_bounds.py). With
+    in this launch makes it take the program without windows (compiler/backend/launch/window_bounds.py). With
     the `broadcast_reads` switch on, the box loads that the programs running together read alike become
-    broadcast reads (compiler/backend/broadcast.py); `broadcasts` maps each one's kernel line to its
+    broadcast reads (compiler/backend/launch/broadcast.py); `broadcasts` maps each one's kernel line to its
     Group (size, and whether it runs down a grid column); `switched_off` names the switches the launch turned off itself."""
     from dataclasses import replace
 
-    from ..backend import broadcast, window_bounds
+    from ..backend.launch import broadcast, window_bounds
     from ..backend.program import defer_store
     from ..backend.options import BackendOptions
     from ..backend.pipeline import emit_program
@@ -162,8 +162,8 @@ class MtiaExecutor:
         check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, cfg.num_pes)
         check_programs(grid, options.extra.get("max_programs"))     # before any planning over the programs
         prog, broadcasts, switched_off = launch_program(compiled, cfg, grid, args, options)
-        from ..backend import i32_crossings
-        try:            # an i32 block one box moves wrong in this launch: refused (backend/i32_crossings.py)
+        from ..backend.launch import i32_crossings
+        try:            # an i32 block one box moves wrong in this launch: refused (backend/launch/i32_crossings.py)
             i32_crossings.check(prog.meta.get("i32_crossings", ()), grid,
                                 [v.address if isinstance(v, PointerArg) else v for v in args.values])
         except SimError as e:

@@ -59,7 +59,7 @@ from isa.types import Tile, X
 
 from ...ir.ops import Op
 from .. import dialect as mtia
-from ..broadcast import _roots
+from ..launch.broadcast import _roots
 from .command_forms import JUMPS, reads_writes
 from .regalloc import BRANCHES
 

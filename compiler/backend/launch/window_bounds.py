@@ -6,7 +6,7 @@ but a hand-written kernel may assert a wider range than its array holds (`0 <= i
 and still index only inside it. Its element gather reads nothing outside the array; the window box of
 its last (or first) rows would, and the simulator would refuse a valid kernel. So at launch the byte
 span of every window box is worked out for every program (the scalar code outside loops evaluated
-over all program ids at once, backend/broadcast.py) and compared with the buffer its pointer argument
+over all program ids at once, backend/launch/broadcast.py) and compared with the buffer its pointer argument
 lies in; when one may leave it, or cannot be told (a box inside a loop or branch, a wrapped or
 clamped row, a grid of more than broadcast.PLAN_MAX_PROGRAMS programs), the launch runs the program
 compiled with `index_windows` off: element-wise gathers.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dialect as mtia
+from .. import dialect as mtia
 from .broadcast import PLAN_MAX_PROGRAMS, _evaluate_outside_loops, _roots
 
 

@@ -37,10 +37,10 @@ import numpy as np
 
 from simulator.launch import map_programs
 
-from ..interpreter.ops import EVAL, np_type
-from ..ir.core import BlockArgument
-from ..ir.ops import Op
-from . import dialect as mtia
+from ...interpreter.ops import EVAL, np_type
+from ...ir.core import BlockArgument
+from ...ir.ops import Op
+from .. import dialect as mtia
 
 # scalar ops computed the same way on the same operands in every program
 _PURE_SCALAR = frozenset(n.value if hasattr(n, "value") else n for n in (

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import linecache
 
-from ..ir import Op
-from ..ir.core import BlockArgument
-from .analysis import affine
-from .analysis.affine import Poly, Quotient, Wrapped
+from ...ir import Op
+from ...ir.core import BlockArgument
+from ..analysis import affine
+from ..analysis.affine import Poly, Quotient, Wrapped
 
 
 class _Unbounded(Exception):
