@@ -17,7 +17,7 @@ from ..errors import CompilationError, OutOfResources
 from ..ir import print_module, reprint, verify
 from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 from .codegen.generate import Codegen
-from .launch import i32_crossings
+from .analysis import i32_guards
 from .program.command_forms import apply_command_forms
 from .program.defer_store import defer_final_store
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
@@ -82,7 +82,7 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
     opts = options or BackendOptions()
     stages: dict[str, str] = {}
     crossings: list = []
-    with i32_crossings.watch(crossings):     # run-time i32 blocks taken as boxes: the launch checks them
+    with i32_guards.watch(crossings):     # run-time i32 blocks taken as boxes: the launch checks them
         _run_passes(module, backend_passes(cfg, num_stages, options), stages, check_roundtrip)
     verify(module)
     prog, cpp, llvm = emit_program(module, cfg, meta, opts)
