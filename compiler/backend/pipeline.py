@@ -16,10 +16,10 @@ from isa import Program
 from ..errors import CompilationError, OutOfResources
 from ..ir import print_module, reprint, verify
 from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
-from .codegen.generate import Codegen
 from .analysis import i32_guards
-from .program.command_forms import apply_command_forms
-from .program.defer_store import defer_final_store
+from .analysis.plan import read_plan
+from .codegen.generate import Codegen
+from .options import BackendOptions
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
 from .passes.bufferize import Bufferize
 from .passes.carry_row_offsets import CarryRowOffsets
@@ -31,9 +31,9 @@ from .passes.map_engines import MapEngines
 from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
 from .passes.select_boxes import SelectBoxes
-from .analysis.plan import read_plan
+from .program.command_forms import apply_command_forms
+from .program.defer_store import defer_final_store
 from .program.regalloc import RegAllocError, allocate
-from .options import BackendOptions
 from .target import Target
 
 

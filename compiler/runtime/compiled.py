@@ -66,6 +66,16 @@ class KernelMetadata(dict):
 
 
 @dataclass(eq=False)
+class MtiaPrograms:
+    """The MTIA backend's output for one compiled kernel, kept with the kernel so that a second launch with
+    the same specialisation compiles nothing (filled by compiler/backend/launch/specialize.py)."""
+    programs: dict = field(default_factory=dict)     # (config JSON, num_stages, switches off) -> (program, stages)
+    modules: dict = field(default_factory=dict)      # the same key -> the module the backend's passes left
+    broadcast: dict = field(default_factory=dict)    # (id of a program, the broadcast groups chosen) -> its program
+    compiles: int = 0                                # backend compiles so far (tests count recompiles with it)
+
+
+@dataclass(eq=False)
 class CompiledKernel:
     """One specialisation of a @jit function, compiled to IR."""
     name: str
@@ -78,6 +88,7 @@ class CompiledKernel:
     stage_texts: dict = field(default_factory=dict)
     metadata: dict = field(default_factory=KernelMetadata)   # free space for backends (resource use, ...)
     jit_function: object = field(default=None, repr=False)   # the @jit function it came from
+    mtia: MtiaPrograms = field(default_factory=MtiaPrograms, repr=False)   # the MTIA backend's programs of it
 
     def __post_init__(self):
         self.asm = Stages(self, self.stage_texts)
