@@ -15,11 +15,26 @@ from typing import Callable
 from ..ir.core import Module
 
 _STAGE_PRODUCERS: dict[str, Callable[["CompiledKernel"], object]] = {}
+# stages whose names only a backend knows, added when a stage is first looked up or listed: so that
+# `import compiler` does not load the backend to learn them
+_STAGE_SOURCES: list[Callable[[], dict]] = []
 
 
 def register_stage(name: str, producer: Callable[["CompiledKernel"], object]) -> None:
     """Add a stage every compiled kernel exposes in `.asm[name]`, computed by `producer(compiled)`."""
     _STAGE_PRODUCERS[name] = producer
+
+
+def register_stages(source: Callable[[], dict]) -> None:
+    """Add the stages `source()` returns ({name: producer}), asking it only when stages are first read."""
+    _STAGE_SOURCES.append(source)
+
+
+def _producers() -> dict:
+    while _STAGE_SOURCES:
+        for name, producer in _STAGE_SOURCES.pop(0)().items():
+            _STAGE_PRODUCERS.setdefault(name, producer)
+    return _STAGE_PRODUCERS
 
 
 def unregister_stage(name: str) -> None:
@@ -40,14 +55,14 @@ class Stages(Mapping):
     def __getitem__(self, name: str):
         name = TRITON_STAGE_NAMES.get(name, name) if name not in self._texts else name
         if name not in self._texts:
-            if name not in _STAGE_PRODUCERS:
+            if name not in _producers():
                 raise KeyError(f"no stage {name!r}; available: {', '.join(self)}")
             self._texts[name] = _STAGE_PRODUCERS[name](self._owner)
         return self._texts[name]
 
     def __iter__(self):
         yield from self._texts
-        yield from (k for k in _STAGE_PRODUCERS if k not in self._texts)
+        yield from (k for k in _producers() if k not in self._texts)
 
     def __len__(self) -> int:
         return len(list(iter(self)))

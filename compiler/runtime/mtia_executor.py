@@ -24,7 +24,7 @@ from ..errors import (
     OutOfBoundsError,
     StepLimitError,
 )
-from .compiled import register_stage
+from .compiled import register_stages
 from .executor import KernelArgs, LaunchOptions, RunRecord, register_executor
 from .memory import PointerArg
 
@@ -144,9 +144,14 @@ def _stage(name: str):
     return produce
 
 
-# compiled.asm["mtia-asm"], ["cpp"], ["llvm"], ["json"], and the IR after each backend pass ["mtia.<pass>"],
-# produced on first access for the current hardware config
-for _name in ("mtia-asm", "cpp", "llvm", "json", "mtia.expand-combine", "mtia.scalarize-iter-args",
-              "mtia.carry-row-offsets", "mtia.lower-memory", "mtia.select-boxes", "mtia.materialize-pointers", "mtia.licm", "mtia.coalesce-k",
-              "mtia.map-engines", "mtia.bufferize", "mtia.allocate-ls"):
-    register_stage(_name, _stage(_name))
+def _mtia_stages() -> dict:
+    """compiled.asm["mtia-asm"], ["cpp"], ["llvm"], ["json"], and the IR after each backend pass
+    ["mtia.<pass>"] (the names the pipeline gives them, compiler/backend/pipeline.py), produced on first
+    access for the current hardware config."""
+    from simulator import get_config
+
+    from ..backend.pipeline import stage_names
+    return {name: _stage(name) for name in stage_names(get_config())}
+
+
+register_stages(_mtia_stages)
