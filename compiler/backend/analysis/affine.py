@@ -309,7 +309,7 @@ def _moved(r: Remap | None, dim: int | None) -> Remap | None:
     return None if dim is None else replace(r, dim=dim)
 
 
-def _sum(shape, a: Affine, b: Affine, sign: int) -> Affine | None:
+def add_affine(shape, a: Affine, b: Affine, sign: int) -> Affine | None:
     """a + b (sign 1) or a - b (sign -1); at most one of them may remap a dimension, along which the
     other must not move."""
     r = a.remap or b.remap
@@ -393,7 +393,7 @@ def _analyze(v: Value, memo) -> Affine | None:
         b = analyze(op.operands[1], memo) if name == Op.ADDPTR else _exact(op.operands[1], memo)
         if a is None or b is None or b.root is not None or (name == Op.SUBI and a.root is not None):
             return None
-        return _sum(shape, a, b, -1 if name == Op.SUBI else 1)
+        return add_affine(shape, a, b, -1 if name == Op.SUBI else 1)
     if name in (Op.MULI, Op.SHLI):
         a, b = (_exact(x, memo) for x in op.operands)
         if a is None or b is None or a.root is not None or b.root is not None:

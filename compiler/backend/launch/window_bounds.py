@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dialect as mtia
-from .broadcast import PLAN_MAX_PROGRAMS, _evaluate_outside_loops, _roots
+from .broadcast import PLAN_MAX_PROGRAMS, evaluate_outside_loops, pointer_roots
 
 
 def window_boxes(func) -> list:
@@ -33,14 +33,14 @@ def inside(func, grid: tuple, args: list, buffers: list, mapping: str, num_pes: 
     n = int(grid[0]) * int(grid[1]) * int(grid[2])
     if n > PLAN_MAX_PROGRAMS:         # too many programs to evaluate at once: cannot be told, so no windows
         return False
-    values = _evaluate_outside_loops(func, grid, args, n, num_pes, mapping)
+    values = evaluate_outside_loops(func, grid, args, n, num_pes, mapping)
     return all(_box_inside(op, func, values, buffers) for op in boxes)
 
 
 def _box_inside(op, func, values: dict, buffers: list) -> bool:
     if op.parent_op is not func or op.attrs.get("remap"):
         return False
-    roots = _roots(op.ptr)
+    roots = pointer_roots(op.ptr)
     if not roots or len(roots) != 1:
         return False
     buf = buffers[next(iter(roots)).index]

@@ -454,8 +454,9 @@ def _lower_store(op: Operation, lm: LowerMemory) -> None:
     op.erase()
 
 
-_RMW = {"add": "add", "fadd": "add", "max": "max", "umax": "max", "min": "min", "umin": "min",
-        "xchg": "xchg", "and": "and", "or": "or", "xor": "xor"}
+# tt.atomic_rmw's operation -> the DMA's atomic kind (shared with materialize-pointers' scatters)
+RMW_KINDS = {"add": "add", "fadd": "add", "max": "max", "umax": "max", "min": "min", "umin": "min",
+             "xchg": "xchg", "and": "and", "or": "or", "xor": "xor"}
 
 
 def _scalar_to_block(b: Builder, v: Value) -> Value:
@@ -476,7 +477,7 @@ def _lower_atomic(op: Operation, lm: LowerMemory) -> None:
     else:
         val = _scalar_to_block(b, op.val)
         mask = op.mask
-        kind = _RMW[op.attrs["atomic_rmw_op"]]
+        kind = RMW_KINDS[op.attrs["atomic_rmw_op"]]
         aff, box = _box_form(ptr, mask, lm) if not scalar else (None, None)
         results = [val.type] if used else []
         if aff is not None and aff.root is not None and box is not None and aff.remap is None:
