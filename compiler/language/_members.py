@@ -5,7 +5,7 @@ tensor asks at the first method call, once the modules defining them are loaded.
 
 def member_functions() -> dict:
     """Functions callable as tensor methods: x.sum(0), x.exp(), x.to(...) etc."""
-    from . import builtins, math, reductions, standard    # (imported after core, which asks here)
+    from . import builtins, math, reductions, standard  # (imported after core, which asks here)
     by_module = {
         reductions: ("sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "reduce", "xor_sum",
                      "associative_scan", "softmax", "reduce_or"),
