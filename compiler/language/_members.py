@@ -5,7 +5,8 @@ tensor asks at the first method call, once the modules defining them are loaded.
 
 def member_functions() -> dict:
     """Functions callable as tensor methods: x.sum(0), x.exp(), x.to(...) etc."""
-    from . import builtins, math, reductions, standard  # (imported after core, which asks here)
+    # imported here, after core: core is loaded before the modules that define these functions
+    from . import builtins, math, reductions, standard
     by_module = {
         reductions: ("sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "reduce", "xor_sum",
                      "associative_scan", "softmax", "reduce_or"),
