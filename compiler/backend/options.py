@@ -46,7 +46,7 @@ class BackendOptions:
     """A load through indices that a `tl.device_assert` before it keeps inside a small window of each
     row (DLRM's pair gather `z[:, li, lj]`) is one DMA box of the windows and a gather in the local
     store (backend/analysis/windows.py), wherever the launch's windows stay inside the array (else that launch
-    takes the gathers: window_bounds.py); off: an element-wise DMA gather of the indexed elements."""
+    takes the gathers: launch/window_bounds.py); off: an element-wise DMA gather of the indexed elements."""
     row_loads: bool = True
     """A 2-D load whose rows an index block picks (`table + idx[:, None] * D + cols[None, :]`: an
     embedding lookup, a paged KV cache) reads each row as one run, `dma.rows` with the index tile

@@ -17,7 +17,7 @@ loads and the checks, which make the control core wait for their result.
 
 The box reads every element the asserted range allows, not only those the indices name: a kernel whose
 assert allows more than its array holds would read past it, so each launch checks that its window
-boxes stay inside their arrays and takes the element gathers where one might not (window_bounds.py).
+boxes stay inside their arrays and takes the element gathers where one might not (launch/window_bounds.py).
 The `index_windows` switch (options.py) turns windows off.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Whether a launch's window boxes stay inside their arrays (a choice made at launch, as broadcast reads are).
 
-A window box (windows.py) reads every element an asserted index range allows, not only those the
+A window box (analysis/windows.py) reads every element an asserted index range allows, not only those the
 indices name: Inductor's asserts state the tensor's own extents, so its windows lie inside the tensor,
 but a hand-written kernel may assert a wider range than its array holds (`0 <= i < 8` over rows of 4)
 and still index only inside it. Its element gather reads nothing outside the array; the window box of

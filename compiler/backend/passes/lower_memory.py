@@ -35,7 +35,7 @@ class LowerMemory:
     (compiler/backend/options.py): `remap_boxes` off makes wrapped and clamped rows gathers, `mask_boxes`
     off makes every masked access a gather or scatter under its mask, `index_windows` off makes loads
     through checked indices element-wise gathers, not windows, `row_loads` off makes rows picked by
-    an index block (rows.py) element-wise gathers."""
+    an index block (analysis/rows.py) element-wise gathers."""
     align_bytes: int
     remap_boxes: bool = True
     mask_boxes: bool = True
@@ -340,7 +340,7 @@ def _lower_load(op: Operation, lm: LowerMemory) -> None:
 
 
 def _rows_load(b: Builder, op: Operation, form: rows.Rows, pad) -> Value:
-    """Rows picked by an index block (rows.py): one row descriptor each. A column bound of at most 0
+    """Rows picked by an index block (analysis/rows.py): one row descriptor each. A column bound of at most 0
     reads no row (the DMA's valid_cols 0 means every column), so it joins the row mask."""
     ptr = offset_pointer(b, form.start.root, form.start.base)
     n = op.result.type.shape[0]
@@ -381,7 +381,7 @@ def _rows_load(b: Builder, op: Operation, form: rows.Rows, pad) -> Value:
 
 
 def _window_load(b: Builder, op: Operation, win, box: BoxMask, lm: LowerMemory) -> Value:
-    """An indirect load inside a window (windows.py): the box of the windows, then a gather along the
+    """An indirect load inside a window (analysis/windows.py): the box of the windows, then a gather along the
     window's axis by each offset's place in it; lanes the mask drops take `other` (0 without one)."""
     out_t = op.result.type
     aff, axis = win.affine, win.axis
