@@ -31,9 +31,11 @@ def register_stages(source: Callable[[], dict]) -> None:
 
 
 def _producers() -> dict:
+    """Every stage producer, the registered sources' asked first (a source that fails is asked again)."""
     while _STAGE_SOURCES:
-        for name, producer in _STAGE_SOURCES.pop(0)().items():
+        for name, producer in _STAGE_SOURCES[0]().items():
             _STAGE_PRODUCERS.setdefault(name, producer)
+        _STAGE_SOURCES.pop(0)
     return _STAGE_PRODUCERS
 
 
