@@ -101,10 +101,11 @@ class MtiaExecutor:
         check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, cfg.num_pes)
         check_programs(grid, options.extra.get("max_programs"))     # before any planning over the programs
         from ..backend.launch.specialize import specialize
+        arg_values = [v.address if isinstance(v, PointerArg) else v for v in args.values]
+        arg_buffers = [v.buffer if isinstance(v, PointerArg) else None for v in args.values]
         try:            # an i32 block one box moves wrong in this launch: refused (backend/launch/i32_crossings.py)
-            launched = specialize(compiled, cfg, grid, [v.address if isinstance(v, PointerArg) else v for v in args.values],
-                                  [v.buffer if isinstance(v, PointerArg) else None for v in args.values],
-                                  options.pe_mapping, options.extra.get("mtia_options"), options.num_stages)
+            launched = specialize(compiled, cfg, grid, arg_values, arg_buffers, options.pe_mapping,
+                                  options.extra.get("mtia_options"), options.num_stages)
         except SimError as e:
             raise _user_error(e) from None
         prog = launched.program
