@@ -24,6 +24,6 @@ def library_stages() -> dict[str, dict]:
         mod = importlib.import_module(f"compiler.kernels.{module}")
         for fn in vars(mod).values():
             for compiled in getattr(fn, "cache", {}).values() if hasattr(fn, "compile_count") else ():
-                for _, stages in compiled.__dict__.get("_mtia_cache", {}).values():
+                for _, stages in compiled.mtia.programs.values():
                     out.setdefault(compiled.name, stages)
     return out

@@ -8,7 +8,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
-from compiler.backend.broadcast import Group
+from compiler.backend.launch.broadcast import Group
 from compiler.kernels.matmul_tutorial import matmul_tutorial
 
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from compiler.backend.command_forms import apply_command_forms
+from compiler.backend.program.command_forms import apply_command_forms
 from compiler.backend.options import BackendOptions
 from compiler.runtime.jit import LAUNCH_OBSERVERS
 from compiler.runtime.mtia_executor import mtia_program

@@ -1,4 +1,4 @@
-"""Deferred result stores (compiler/backend/defer_store.py, the `defer_stores` switch): a matmul-shaped
+"""Deferred result stores (compiler/backend/program/defer_store.py, the `defer_stores` switch): a matmul-shaped
 program runs as a persistent program over its PE's program ids (`mtia.next_pid`), each program's final
 store issued by the next program on the PE after that one's first loads. Kernels run on both executors
 against numpy with NaN-poisoned outputs, with more programs than PEs (mtia-small has 4 PEs), edge tiles,

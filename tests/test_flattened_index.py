@@ -87,7 +87,7 @@ def test_a_quotient_taken_again_by_another_divisor_is_one_scalar_too(executor, S
     compiled = _heads_2d_kernel.compile(*args, **meta)
     assert _elementwise(compiled) == []
     # where a block spans two sequences no box covers it, but each row is D contiguous elements
-    # picked by its own (computed) offset: a row load (backend/rows.py), a gather without that
+    # picked by its own (computed) offset: a row load (backend/analysis/rows.py), a gather without that
     assert ("dma.rows" in compiled.asm["mtia-asm"]) == (not boxes)
     if not boxes:
         off = mtia_program(compiled, get_config(), 3, {"row_loads": False})[0].to_asm()

@@ -2,7 +2,7 @@
 between them cannot be one DMA box: the MTIA launch bounds such blocks over its programs (arguments,
 program ids, loop variables between their bounds) and refuses one that may cross, at the kernel line;
 the interpreter runs it as Triton does. Blocks that stay in range, up to the last representable element,
-run exactly on both executors (compiler/backend/i32_crossings.py)."""
+run exactly on both executors (compiler/backend/launch/i32_crossings.py)."""
 import numpy as np
 import pytest
 
@@ -101,7 +101,7 @@ def test_a_loop_whose_last_block_crosses_is_refused_on_mtia():
 
 
 def test_a_large_launch_is_bounded_over_its_whole_grid(monkeypatch):
-    from compiler.backend import i32_crossings
+    from compiler.backend.launch import i32_crossings
     monkeypatch.setattr(i32_crossings, "EACH_PROGRAM_MAX", 2)     # as a grid of more programs would be
     x = _x(64, 6)
     out = np.full(64, np.nan, np.float32)

@@ -1,10 +1,10 @@
 """Offsets are i32 blocks: each element wraps to 32 bits as it is computed, before it is scaled by the
 element size, and the MTIA executor reads and writes what the interpreter (and Triton) does. The
-backend's index analysis (compiler/backend/affine.py) works in exact integers and wraps a block's base
+backend's index analysis (compiler/backend/analysis/affine.py) works in exact integers and wraps a block's base
 and strides where the block is read (a pointer offset, a widening cast, a compare), so a box DMA's base
 address and its mask bounds use the wrapped values. A block that crosses the range between its elements
 is no box where that is known when compiling (a gather, exact); where its base is known only at run time
-the MTIA launch refuses it (compiler/backend/i32_crossings.py)."""
+the MTIA launch refuses it (compiler/backend/launch/i32_crossings.py)."""
 import numpy as np
 import pytest
 
@@ -179,7 +179,7 @@ def test_a_runtime_base_crossing_the_negative_wrap_loads_exactly(executor):
 # start = 2**31 - 8), one DMA box at start cannot move it: its elements past the wrap lie -2**32 away.
 # The analysis proves "no crossing" only for constant bases (affine._observed); for a run-time base the
 # MTIA launch bounds the block over its programs and refuses it at the kernel line
-# (compiler/backend/i32_crossings.py, README's known gaps); the interpreter runs it as Triton does.
+# (compiler/backend/launch/i32_crossings.py, README's known gaps); the interpreter runs it as Triton does.
 CROSSES = "i32 offsets of this block cross 2\\*\\*31 between its elements \\(start 2147483640, " \
           "elements 2147483640..2147483655\\): MTIA moves it as one box; use int64 offsets"
 

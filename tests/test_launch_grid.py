@@ -15,7 +15,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
-from compiler.backend import broadcast
+from compiler.backend.launch import broadcast
 from executors import EXECUTORS, launch
 from simulator import get_config, use_config
 from simulator.launch import DEFAULT_MAX_PROGRAMS, MAX_PROGRAMS_ENV
@@ -128,7 +128,7 @@ def _memory_bound(extra: int):
 def test_broadcast_planning_is_bounded_past_plan_max_programs():
     """Planning evaluates the kernel's scalars for every program at once; past PLAN_MAX_PROGRAMS it plans
     nothing (no broadcast reads: a choice of speed only) instead of allocating with the grid."""
-    from compiler.runtime.mtia_executor import _compiled
+    from compiler.backend.launch.specialize import compiled_program as _compiled
     arrays = [np.zeros((4, 16), np.float32), np.zeros(16, np.float32), np.zeros((4, 16), np.float32)]
     compiled = add_row.compile(*arrays, N=16)
     with use_config("mtia-small"):
@@ -146,8 +146,8 @@ def test_broadcast_planning_is_bounded_past_plan_max_programs():
 def test_window_planning_is_bounded_past_plan_max_programs():
     """Whether window boxes stay inside their arrays is worked out for every program at once; past
     PLAN_MAX_PROGRAMS it cannot be told without allocating with the grid, so the launch takes no windows."""
-    from compiler.backend import window_bounds
-    from compiler.runtime.mtia_executor import _compiled
+    from compiler.backend.launch import window_bounds
+    from compiler.backend.launch.specialize import compiled_program as _compiled
     from test_window_gathers import _pairs_kernel
     arrays = [np.array([1, 2, 3], np.int64), np.array([0, 0, 1], np.int64), np.zeros((8, 4, 4), np.float32),
               np.zeros((8, 9), np.float32)]

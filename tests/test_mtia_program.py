@@ -23,8 +23,8 @@ def test_a_launch_on_a_callers_machine_compiles_once_for_that_machines_config():
     with use_executor("mtia"), use_config("mtia-2i"):          # the machine's config wins over the current one
         double_kernel[(1,)](x, out, x.size, BLOCK=1024, machine=machine)
     (compiled,) = [c for c in double_kernel.cache.values() if c.constexprs["BLOCK"] == 1024]
-    assert compiled.__dict__["mtia_compiles"] == 1
-    assert [key[0] for key in compiled.__dict__["_mtia_cache"]] == [machine.cfg.model_dump_json()]   # (config, stages, switches)
+    assert compiled.mtia.compiles == 1
+    assert [key[0] for key in compiled.mtia.programs] == [machine.cfg.model_dump_json()]   # (config, stages, switches)
     np.testing.assert_array_equal(out, 2 * x)
 
 

@@ -1,5 +1,5 @@
 """Rows picked by an index block (`table + idx[:, None] * D + cols[None, :]`) load as one `dma.rows`
-descriptor per row (compiler/backend/rows.py), not as an element-wise gather over an offsets tile.
+descriptor per row (compiler/backend/analysis/rows.py), not as an element-wise gather over an offsets tile.
 
 Each kernel runs on both executors against numpy on random inputs, with NaN-poisoned outputs; the
 `row_loads` switch off gives the same numbers through the gather; an index that leaves the array is

@@ -1,4 +1,4 @@
-"""Indirect loads whose checked indices stay inside a small window per row (compiler/backend/windows.py):
+"""Indirect loads whose checked indices stay inside a small window per row (compiler/backend/analysis/windows.py):
 Inductor's `z[:, li, lj]`, each index wrapped if negative and checked by a device_assert before the
 load, becomes a DMA box of the rows' windows and a gather in the local store, not an element-wise DMA
 gather. Both executors against numpy, outputs NaN-poisoned."""

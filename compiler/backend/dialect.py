@@ -44,7 +44,7 @@ in elements), else the padding (attr pad: the constant for masked-off elements).
     define(LOAD_ROWS, """Row DMA: result[r, c] = ptr[index[r] * row_stride + j] for c < valid_cols (i64 scalars;
 index: an [N, 1] integer block) in the rows where mask[r] ([N, 1]), else the padding (attr pad); j = c,
 or (start + c) rem bound with the `wrap_args` (2) wrap scalars start, bound. One descriptor per row;
-see backend/rows.py.""",
+see backend/analysis/rows.py.""",
            operands=("ptr", "index", "row_stride", "valid_cols", "wrap*wrap_args", "mask?"), pure=False)
     define(SCATTER, "Element-wise DMA: ptr[offsets[i]] = value[i] where mask[i].",
            operands=("ptr", "offsets", "value", "mask?"), results=0, pure=False)
@@ -62,9 +62,9 @@ attrs: kind, rank, unaligned.""",
 value[i]; returns old.""", operands=("ptr", "offsets", "cmp", "value"), pure=False)
     define(CB, """Declares a storage: a circular buffer of `slots` slots of `bytes` each from local-store
 address `base` (allocate-ls sets slots and base). attrs: id, name, bytes, producer (the engine that
-fills it), depth (loops around its definition), line (of the kernel source). See backend/plan.py.""",
+fills it), depth (loops around its definition), line (of the kernel source). See backend/analysis/plan.py.""",
            results=0, attrs=("id", "name", "bytes", "producer", "depth"), pure=False)
-    define(SELECT_BOX, """tl.where under a box mask (backend/masks.py): result[i] = true_value[i] where every
+    define(SELECT_BOX, """tl.where under a box mask (backend/analysis/masks.py): result[i] = true_value[i] where every
 i_k < valid_k, else false_value[i]; the valid extents are `rank` i64 scalars (clamped to [0, shape_k]), so
 no mask tile is computed. attrs: rank.""",
            operands=("true_value", "false_value", "valid*rank"), attrs=("rank",))

@@ -32,7 +32,7 @@ class BackendOptions:
     """A box load that the programs running together on a broadcast group (N PEs of a grid row, or
     of a grid column when no row group reads it alike) read alike is one broadcast read for the
     group (`dma.in ... bcast=N`, `bcast_col=1` for a column), decided at launch from the grid, the
-    arguments and the placement (`pe_mapping`; backend/broadcast.py). Off: every PE reads its own
+    arguments and the placement (`pe_mapping`; backend/launch/broadcast.py). Off: every PE reads its own
     copy."""
     rotate_carried: bool = True
     """A loop-carried tile each iteration makes afresh (computed one iteration ahead, as a software-
@@ -40,17 +40,17 @@ class BackendOptions:
     slot at the end of every iteration (an SE move of the whole tile)."""
     auto_increment: bool = True
     """A box DMA whose base register the same block then advances by a constant or loop-invariant step
-    takes the auto-increment form (`inc=`) and the update goes (compiler/backend/command_forms.py);
+    takes the auto-increment form (`inc=`) and the update goes (compiler/backend/program/command_forms.py);
     off: the control core computes each address and sends it with the command."""
     index_windows: bool = True
     """A load through indices that a `tl.device_assert` before it keeps inside a small window of each
     row (DLRM's pair gather `z[:, li, lj]`) is one DMA box of the windows and a gather in the local
-    store (backend/windows.py), wherever the launch's windows stay inside the array (else that launch
-    takes the gathers: window_bounds.py); off: an element-wise DMA gather of the indexed elements."""
+    store (backend/analysis/windows.py), wherever the launch's windows stay inside the array (else that launch
+    takes the gathers: launch/window_bounds.py); off: an element-wise DMA gather of the indexed elements."""
     row_loads: bool = True
     """A 2-D load whose rows an index block picks (`table + idx[:, None] * D + cols[None, :]`: an
     embedding lookup, a paged KV cache) reads each row as one run, `dma.rows` with the index tile
-    (compiler/backend/rows.py); off: an element-wise DMA gather over a materialised offsets tile."""
+    (compiler/backend/analysis/rows.py); off: an element-wise DMA gather over a materialised offsets tile."""
     command_contexts: bool = True
     """Each DMA and DPE command in a loop is issued through a command context of its own (`ctx=`), so
     it sends only the operands that changed since its last issue; off: every command sends all its
@@ -66,7 +66,7 @@ class BackendOptions:
     runs as a persistent program over its PE's program ids (`mtia.next_pid`), and each program's
     final store is issued by the next program on the PE after that one's first loads, so that the
     loads do not wait in the DMA's queue behind a store that waits for the epilogue
-    (compiler/backend/defer_store.py); decided at launch where no array read is one written. Off:
+    (compiler/backend/program/defer_store.py); decided at launch where no array read is one written. Off:
     each program's store precedes the next program's loads."""
 
     @staticmethod

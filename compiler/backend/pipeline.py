@@ -5,7 +5,9 @@
 
 `stages` holds the IR after each backend pass ("mtia.<pass>"), the assembly ("mtia-asm"), the C++
 rendering ("cpp"), the control code as LLVM IR ("llvm") and the JSON stream ("json"), so each
-step's effect can be read and tested.
+step's effect can be read and tested; `stage_names(cfg)` lists them all, in order. A pass that runs
+more than once (CSE, before and after hoisting) names its last run "mtia.<pass>", as it always has, and
+each earlier run "mtia.<pass>.<n>", n counting its runs from 1 ("mtia.cse.1", then "mtia.cse").
 """
 from __future__ import annotations
 
@@ -16,10 +18,10 @@ from isa import Program
 from ..errors import CompilationError, OutOfResources
 from ..ir import print_module, reprint, verify
 from ..ir.passes import CommonSubexpressionElimination, DeadCodeElimination
+from .analysis import i32_guards
+from .analysis.plan import read_plan
 from .codegen.generate import Codegen
-from . import i32_crossings
-from .command_forms import apply_command_forms
-from .defer_store import defer_final_store
+from .options import BackendOptions
 from .passes.allocate_ls import SPILL_BYTES, AllocateLocalStore
 from .passes.bufferize import Bufferize
 from .passes.carry_row_offsets import CarryRowOffsets
@@ -31,9 +33,9 @@ from .passes.map_engines import MapEngines
 from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
 from .passes.select_boxes import SelectBoxes
-from .plan import read_plan
-from .regalloc import RegAllocError, allocate
-from .options import BackendOptions
+from .program.command_forms import apply_command_forms
+from .program.defer_store import defer_final_store
+from .program.regalloc import RegAllocError, allocate
 from .target import Target
 
 
@@ -65,6 +67,30 @@ def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = No
     ]
 
 
+# the stages after the passes' IR: the assembly, the C++ rendering, the LLVM IR and the JSON stream
+OUTPUT_STAGES = ("mtia-asm", "cpp", "llvm", "json")
+
+
+def stage_names(cfg, num_stages: int = 3) -> list[str]:
+    """Every stage `compile_to_mtia` gives with all options on, in pipeline order (a switch turned off
+    leaves its pass's stage out)."""
+    return [*pass_stage_names(backend_passes(cfg, num_stages)), *OUTPUT_STAGES]
+
+
+def pass_stage_names(passes: list) -> list[str]:
+    """The stage name of each pass's IR, one per pass: "mtia.<pass>" for a pass's last run, and
+    "mtia.<pass>.<n>" for its n-th run before that (module docstring)."""
+    runs = {}
+    for p in passes:
+        runs[p.name] = runs.get(p.name, 0) + 1
+    seen: dict[str, int] = {}
+    names = []
+    for p in passes:
+        seen[p.name] = seen.get(p.name, 0) + 1
+        names.append(f"mtia.{p.name}" if seen[p.name] == runs[p.name] else f"mtia.{p.name}.{seen[p.name]}")
+    return names
+
+
 def _latency_bytes(cfg) -> int:
     """What a PE's DMA moves during one load's fixed latency (descriptor setup, the SRAM's access, the
     mesh's hops from the grid's middle to its edge): K coalescing halves the loads in flight, which
@@ -82,8 +108,9 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
     opts = options or BackendOptions()
     stages: dict[str, str] = {}
     crossings: list = []
-    with i32_crossings.watch(crossings):     # run-time i32 blocks taken as boxes: the launch checks them
-        _run_passes(module, backend_passes(cfg, num_stages, options), stages, check_roundtrip)
+    with i32_guards.watch(crossings):     # run-time i32 blocks taken as boxes: the launch checks them
+        passes = backend_passes(cfg, num_stages, options)
+        _run_passes(module, passes, pass_stage_names(passes), stages, check_roundtrip)
     verify(module)
     prog, cpp, llvm = emit_program(module, cfg, meta, opts)
     if crossings:
@@ -96,10 +123,10 @@ def compile_to_mtia(module, cfg, num_stages: int = 3, meta: dict | None = None,
     return prog, stages
 
 
-def _run_passes(module, passes: list, stages: dict, check_roundtrip: bool) -> None:
-    """Run the passes in order, keeping each one's IR in `stages`. K coalescing doubles a loop's tiles,
-    which only the local-store allocation can weigh: when they do not all get their slots, the passes
-    run again from a copy taken before it, with the loops as written."""
+def _run_passes(module, passes: list, names: list, stages: dict, check_roundtrip: bool) -> None:
+    """Run the passes in order, keeping each one's IR in `stages` under its name in `names`. K coalescing
+    doubles a loop's tiles, which only the local-store allocation can weigh: when they do not all get
+    their slots, the passes run again from a copy taken before it, with the loops as written."""
     saved = None
     for i, p in enumerate(passes):
         if isinstance(p, CoalesceK) and may_apply(module):
@@ -109,14 +136,14 @@ def _run_passes(module, passes: list, stages: dict, check_roundtrip: bool) -> No
             at, copy = saved
             module.regions.clear()
             module.add_region(copy.regions.pop())
-            stages[f"mtia.{passes[at].name}"] = print_module(module)       # as if it had changed nothing
-            return _run_passes(module, passes[at + 1:], stages, check_roundtrip)
+            stages[names[at]] = print_module(module)       # as if it had changed nothing
+            return _run_passes(module, passes[at + 1:], names[at + 1:], stages, check_roundtrip)
         p.run(module)
         if check_roundtrip:                  # the tests' checking mode: each pass's output verified
             verify(module)
-        text = stages[f"mtia.{p.name}"] = print_module(module)
+        text = stages[names[i]] = print_module(module)
         if check_roundtrip and reprint(text) != text:
-            raise CompilationError(f"internal error: IR stage 'mtia.{p.name}' does not round-trip through the parser")
+            raise CompilationError(f"internal error: IR stage '{names[i]}' does not round-trip through the parser")
 
 
 def emit_program(module, cfg, meta: dict | None = None,

@@ -19,7 +19,7 @@ from ..ir import Op
 from ..ir.core import Operation
 from ..ir.ops import OP_DEFS
 from . import dialect as mtia
-from .re_combine import RE_SCANS, re_combine
+from .analysis.re_combine import RE_SCANS, re_combine
 
 UNITS = ("dpe", "se", "re", "mlu", "dma", "rvv", "core")
 ENGINES = UNITS + ("view", "uniform")

@@ -6,7 +6,7 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Module, Operation, Region
 from ..ir.ops import Op
 from ..ir.types import DType
-from ..language.core import _unwrap, constexpr, tensor
+from ..language.core import constexpr, tensor, unwrap
 from ..language.semantic import Semantic
 from .aggregate_params import AggregateParam, kernel_arg_names
 from .ast_to_ir import RET, AstToIR, is_jit_function
@@ -49,7 +49,7 @@ def generate_ir(src: FunctionSource, arg_types: dict[str, DType], constexprs: di
             scope[p.name] = layout.rebuild(p.name, value_of) if isinstance(layout, AggregateParam) else value_of(p.name)
         gen.visit_stmts(src.fndef.body)
     ret = gen.scope.get(RET)
-    if ret is not None and _unwrap(ret) is not None:
+    if ret is not None and unwrap(ret) is not None:
         raise gen.error(src.fndef, "a kernel launched with kernel[grid](...) cannot return a value")
     builder.loc = src.loc(src.fndef)
     builder.create(Op.RETURN)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..language import aggregate as agg
-from ..language.core import _unwrap, block_ptr, constexpr, tensor, tensor_descriptor
+from ..language.core import block_ptr, constexpr, tensor, tensor_descriptor, unwrap
 
 
 @dataclass
@@ -33,7 +33,7 @@ def _hashable(v):
 
 def flatten(value) -> Flat | None:
     """The runtime leaves of `value`; None for a purely compile-time value."""
-    u = _unwrap(value)
+    u = unwrap(value)
     if isinstance(u, tensor):
         return Flat([u], lambda vals: tensor(vals[0], vals[0].type), ("tensor", u.type), str(u.type))
     if isinstance(u, tensor_descriptor):
@@ -63,8 +63,8 @@ def flatten(value) -> Flat | None:
         leaves, sig, desc = [], [], []
         for x, s in zip(u, subs):
             if s is None:
-                sig.append(("static", type(_unwrap(x)).__name__, _hashable(_unwrap(x))))
-                desc.append(repr(_unwrap(x)))
+                sig.append(("static", type(unwrap(x)).__name__, _hashable(unwrap(x))))
+                desc.append(repr(unwrap(x)))
             else:
                 leaves.extend(s.leaves)
                 sig.append(s.signature)
@@ -94,7 +94,7 @@ def _flatten_aggregate(u) -> Flat | None:
     leaves, sig = [], [cls]
     for n, v, s in zip(names, values, subs):
         if s is None:
-            sig.append((n, "static", type(_unwrap(v)).__name__, _hashable(_unwrap(v))))
+            sig.append((n, "static", type(unwrap(v)).__name__, _hashable(unwrap(v))))
         else:
             leaves.extend(s.leaves)
             sig.append((n, s.signature))
@@ -108,7 +108,7 @@ def _flatten_aggregate(u) -> Flat | None:
                 out[n] = s.rebuild(vals[i:i + len(s.leaves)])
                 i += len(s.leaves)
         return agg.rebuild(cls, out)
-    desc = ", ".join(f"{n}: {s.describe if s is not None else repr(_unwrap(v))}" for n, v, s in zip(names, values, subs))
+    desc = ", ".join(f"{n}: {s.describe if s is not None else repr(unwrap(v))}" for n, v, s in zip(names, values, subs))
     if not leaves:
         return None
     return Flat(leaves, rebuild_aggregate, ("aggregate", tuple(sig)), f"{cls.__name__}({desc})")

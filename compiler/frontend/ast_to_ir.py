@@ -27,7 +27,7 @@ from ..ir.core import Block, Operation, Region
 from ..ir.ops import Op
 from ..language import builtins as tlb
 from ..language.aggregate import is_aggregate
-from ..language.core import _unwrap, constexpr, constexpr_type, is_builtin, tensor, tensor_descriptor
+from ..language.core import constexpr, constexpr_type, is_builtin, tensor, tensor_descriptor, unwrap
 from .aggregates import BoundJitMethod, Flat, flatten, leaf_names
 from .source import FunctionSource
 
@@ -103,7 +103,7 @@ class AstToIR(ast.NodeVisitor):
                 return
             if isinstance(stmt, ast.If) and _contains_return(stmt):
                 cond = self.visit(stmt.test)
-                if isinstance(_unwrap(cond), tensor):
+                if isinstance(unwrap(cond), tensor):
                     # Early return in a runtime if: the rest of the list runs in the branches that fall through.
                     with self.b.at_loc(self.src.loc(stmt)):
                         try:
@@ -160,7 +160,7 @@ class AstToIR(ast.NodeVisitor):
 
     def visit_AnnAssign(self, node):
         ann = self.visit(node.annotation) if not isinstance(node.annotation, ast.Constant) else node.annotation.value
-        is_constexpr = _unwrap(ann) is constexpr or (isinstance(ann, str) and ann.endswith("constexpr"))
+        is_constexpr = unwrap(ann) is constexpr or (isinstance(ann, str) and ann.endswith("constexpr"))
         if node.value is None:
             # `d0: tl.constexpr` alone declares that the next assignment to d0 (`d0, d1 = shape` included)
             # keeps its value a compile-time one, as in Triton (code_generator's pending_annotations)
@@ -171,7 +171,7 @@ class AstToIR(ast.NodeVisitor):
         if is_constexpr:
             if not isinstance(node.target, ast.Name):
                 raise _Unsupported("constexpr annotations are only supported on plain names")
-            if isinstance(_unwrap(value), tensor):
+            if isinstance(unwrap(value), tensor):
                 # Triton keeps a runtime value as it is (code_generator's normalize_value): the annotation
                 # only keeps a number from becoming a runtime scalar
                 self.assign(node.target, value)
@@ -199,7 +199,7 @@ class AstToIR(ast.NodeVisitor):
     def assign(self, target, value) -> None:
         if isinstance(target, ast.Name) and target.id in self.pending_constexprs:
             self.pending_constexprs.discard(target.id)
-            if not isinstance(_unwrap(value), tensor):      # a runtime value stays one, as in Triton
+            if not isinstance(unwrap(value), tensor):      # a runtime value stays one, as in Triton
                 self.scope[target.id] = constexpr(value)
                 return
         if isinstance(target, ast.Name):
@@ -209,7 +209,7 @@ class AstToIR(ast.NodeVisitor):
             self.scope[target.id] = value
             return
         if isinstance(target, (ast.Tuple, ast.List)):
-            vals = _unwrap(value)
+            vals = unwrap(value)
             if not isinstance(vals, (tuple, list)):
                 raise CompileTimeError(f"cannot unpack a non-tuple value {value!r}")
             if len(vals) != len(target.elts):
@@ -218,14 +218,14 @@ class AstToIR(ast.NodeVisitor):
                 self.assign(t, v)
             return
         if isinstance(target, ast.Attribute):
-            obj = _unwrap(self.visit(target.value))
+            obj = unwrap(self.visit(target.value))
             if is_aggregate(obj):
                 setattr(obj, target.attr, value)      # raises: an unknown field, or a built (immutable) one
         raise _Unsupported(f"unsupported assignment target: {ast.unparse(target)}")
 
     def sanitize(self, value):
         """Triton semantics: assigning a Python number to a name makes a runtime scalar."""
-        v = _unwrap(value)
+        v = unwrap(value)
         if isinstance(v, (bool, int, float)):
             return self.sem.to_tensor(v)
         if isinstance(v, (tuple, list)):
@@ -235,23 +235,23 @@ class AstToIR(ast.NodeVisitor):
 
     def visit_Assert(self, node):
         cond = self.visit(node.test)
-        msg = _unwrap(self.visit(node.msg)) if node.msg is not None else ""
-        if isinstance(_unwrap(cond), tensor):
+        msg = unwrap(self.visit(node.msg)) if node.msg is not None else ""
+        if isinstance(unwrap(cond), tensor):
             self.sem.device_assert(cond, str(msg) or f"Assertion `{ast.unparse(node.test)}` failed")
-        elif not _unwrap(cond):
+        elif not unwrap(cond):
             raise CompileTimeError(f"Assertion failed: {msg}" if msg else
                                    f"Assertion `{ast.unparse(node.test)}` failed")
 
     # --- if -----------------------------------------------------------------------------------
     def visit_If(self, node):
         cond = self.visit(node.test)
-        if isinstance(_unwrap(cond), tensor):
+        if isinstance(unwrap(cond), tensor):
             self.runtime_if(node, cond, node.body, node.orelse, to_end=False)
         else:
             self.visit_stmts(node.body if _static_truth(cond) else node.orelse)
 
     def _scalar_cond(self, cond) -> tensor:
-        cond = _unwrap(cond)
+        cond = unwrap(cond)
         if cond.type.is_block():
             if cond.type.numel != 1:
                 raise CompileTimeError(f"the condition of an if/while must be a scalar, got a block of shape "
@@ -315,7 +315,7 @@ class AstToIR(ast.NodeVisitor):
 
     def _flat_runtime(self, v, name, where) -> Flat:
         """The runtime leaves of a value merged by control flow (numbers become runtime scalars)."""
-        u = _unwrap(v)
+        u = unwrap(v)
         if isinstance(u, (bool, int, float)):
             v = self.sem.to_tensor(u)
         flat = flatten(v)
@@ -326,7 +326,7 @@ class AstToIR(ast.NodeVisitor):
 
     def visit_IfExp(self, node):
         cond = self.visit(node.test)
-        if not isinstance(_unwrap(cond), tensor):
+        if not isinstance(unwrap(cond), tensor):
             return self.visit(node.body if _static_truth(cond) else node.orelse)
         cond = self._scalar_cond(cond)
         vals, blocks = [], []
@@ -335,7 +335,7 @@ class AstToIR(ast.NodeVisitor):
             with self.b.at_end(block):
                 vals.append(self.visit(expr))
             blocks.append(block)
-        void = [_unwrap(v) is None for v in vals]
+        void = [unwrap(v) is None for v in vals]
         if all(void):   # `tl.store(a) if c else tl.store(b)`: an if for its side effects, no value
             for block in blocks:
                 with self.b.at_end(block):
@@ -363,12 +363,12 @@ class AstToIR(ast.NodeVisitor):
             raise _Unsupported("for ... else is not supported")
         it = node.iter
         if not isinstance(it, ast.Call):
-            seq = _unwrap(self.visit(it))
+            seq = unwrap(self.visit(it))
             if isinstance(seq, (tuple, list)):      # iterating a compile-time tuple unrolls the loop
                 self.static_for(node, seq)
                 return
             raise _Unsupported("only `range`, `tl.range`, `tl.static_range` and tuple loops are supported")
-        fn = _unwrap(self.visit(it.func))
+        fn = unwrap(self.visit(it.func))
         args = [self.visit(a) for a in it.args]
         kwargs = {k.arg: self.visit(k.value) for k in it.keywords}
         if fn is tlb.static_range:
@@ -401,7 +401,7 @@ class AstToIR(ast.NodeVisitor):
         if isinstance(target, ast.Name):
             self.scope[target.id] = _wrap(value) if not isinstance(value, (tuple, list)) else value
         elif isinstance(target, (ast.Tuple, ast.List)):
-            vals = _unwrap(value)
+            vals = unwrap(value)
             if not isinstance(vals, (tuple, list)) or len(vals) != len(target.elts):
                 raise CompileTimeError(f"cannot unpack {value!r} into {len(target.elts)} names")
             for t, v in zip(target.elts, vals):
@@ -411,7 +411,7 @@ class AstToIR(ast.NodeVisitor):
 
     def _bounds(self, rng):
         lb, ub, step = rng.start, rng.end, rng.step
-        sv = _unwrap(step)
+        sv = unwrap(step)
         if isinstance(sv, int) and sv == 0:
             raise CompileTimeError("range() step must not be zero")
         negative = isinstance(sv, int) and sv < 0
@@ -470,8 +470,8 @@ class AstToIR(ast.NodeVisitor):
         self._bind_carried(carried, cond_blk.args)
         with self.b.at_end(cond_blk):
             cond = self.visit(node.test)
-            if not isinstance(_unwrap(cond), tensor):
-                cond = self.sem.to_tensor(bool(_unwrap(cond)))
+            if not isinstance(unwrap(cond), tensor):
+                cond = self.sem.to_tensor(bool(unwrap(cond)))
             cond = self._scalar_cond(cond)
             self.b.create(Op.CONDITION, [cond.handle] + list(cond_blk.args))
         body = Block(types, names)
@@ -520,12 +520,12 @@ class AstToIR(ast.NodeVisitor):
         out = []
         for n, init in carried:
             v = self.scope[n]
-            if isinstance(_unwrap(v), (bool, int, float)):
-                v = self.sem.to_tensor(_unwrap(v))
+            if isinstance(unwrap(v), (bool, int, float)):
+                v = self.sem.to_tensor(unwrap(v))
             flat = flatten(v)
             if flat is None:
                 raise CompileTimeError(f"Loop-carried variable {n} has initial type {init.describe} but is "
-                                       f"re-assigned to a compile-time value {_unwrap(v)!r} in loop!")
+                                       f"re-assigned to a compile-time value {unwrap(v)!r} in loop!")
             if flat.signature != init.signature:
                 raise CompileTimeError(f"Loop-carried variable {n} has initial type {init.describe} but is "
                                        f"re-assigned to {flat.describe} in loop! Please make sure that the type "
@@ -556,7 +556,7 @@ class AstToIR(ast.NodeVisitor):
 
     def visit_Attribute(self, node):
         base = self.visit(node.value)
-        obj = _unwrap(base)
+        obj = unwrap(base)
         if isinstance(obj, tensor) and node.attr in ("shape",):
             return obj.shape
         if isinstance(base, constexpr) and node.attr == "type":      # a compile-time value's type is its value
@@ -623,19 +623,19 @@ class AstToIR(ast.NodeVisitor):
 
     def binop(self, op_type, lhs, rhs):
         fn = _BINOPS[op_type]
-        if op_type is ast.Pow and (isinstance(_unwrap(lhs), tensor) or isinstance(_unwrap(rhs), tensor)):
+        if op_type is ast.Pow and (isinstance(unwrap(lhs), tensor) or isinstance(unwrap(rhs), tensor)):
             raise _Unsupported("** is only supported between compile-time values")
         name = fn.__name__.strip("_")
         for obj, other, dunder in ((lhs, rhs, f"__{name}__"), (rhs, lhs, f"__r{name}__")):
-            if is_aggregate(_unwrap(obj)):
-                result = self.aggregate_operator(_unwrap(obj), dunder, [other])
+            if is_aggregate(unwrap(obj)):
+                result = self.aggregate_operator(unwrap(obj), dunder, [other])
                 if result is not None:
                     return result
         return _wrap(fn(lhs, rhs))
 
     def visit_UnaryOp(self, node):
         v = self.visit(node.operand)
-        u = _unwrap(v)
+        u = unwrap(v)
         if isinstance(node.op, ast.Not):
             return self.sem.logical_not(u) if isinstance(u, tensor) else constexpr(not u)
         if isinstance(node.op, ast.USub):
@@ -650,8 +650,8 @@ class AstToIR(ast.NodeVisitor):
         is_and = isinstance(node.op, ast.And)
         result = self.visit(node.values[0])
         for expr in node.values[1:]:
-            if not isinstance(_unwrap(result), tensor):
-                if bool(_unwrap(result)) != is_and:      # short-circuit like Python
+            if not isinstance(unwrap(result), tensor):
+                if bool(unwrap(result)) != is_and:      # short-circuit like Python
                     return result
                 result = self.visit(expr)
                 continue
@@ -665,19 +665,19 @@ class AstToIR(ast.NodeVisitor):
         for op, right_node in zip(node.ops, node.comparators):
             right = self.visit(right_node)
             if isinstance(op, (ast.Is, ast.IsNot)):
-                same = _unwrap(left) is _unwrap(right)
+                same = unwrap(left) is unwrap(right)
                 r = constexpr(same if isinstance(op, ast.Is) else not same)
             elif isinstance(op, (ast.In, ast.NotIn)):
-                inside = _unwrap(left) in _unwrap(right)
+                inside = unwrap(left) in unwrap(right)
                 r = constexpr(inside if isinstance(op, ast.In) else not inside)
             else:
                 r = _wrap(_CMPOPS[type(op)](left, right))
             if result is None:
                 result = r
-            elif isinstance(_unwrap(result), tensor) or isinstance(_unwrap(r), tensor):
+            elif isinstance(unwrap(result), tensor) or isinstance(unwrap(r), tensor):
                 result = self.sem.logical_and(result, r)
             else:
-                result = constexpr(bool(_unwrap(result)) and bool(_unwrap(r)))
+                result = constexpr(bool(unwrap(result)) and bool(unwrap(r)))
             left = right
         return result
 
@@ -704,7 +704,7 @@ class AstToIR(ast.NodeVisitor):
             raise _Unsupported("async comprehensions are not supported")
         for k in self._static_items(gen.iter):
             self._bind_static(gen.target, k)
-            conds = [_unwrap(self.visit(c)) for c in gen.ifs]
+            conds = [unwrap(self.visit(c)) for c in gen.ifs]
             if any(isinstance(c, tensor) for c in conds):
                 raise CompileTimeError("a comprehension's `if` must be a compile-time condition, not a tensor")
             if all(conds):
@@ -713,14 +713,14 @@ class AstToIR(ast.NodeVisitor):
     def _static_items(self, it) -> list:
         """The values a comprehension iterates: a tuple's or list's items, or a range of constexprs."""
         if isinstance(it, ast.Call):
-            fn = _unwrap(self.visit(it.func))
+            fn = unwrap(self.visit(it.func))
             if fn is tlb.static_range or fn is py.range or fn is tlb.range:
-                args = [_unwrap(self.visit(a)) for a in it.args]
+                args = [unwrap(self.visit(a)) for a in it.args]
                 if not all(isinstance(a, int) for a in args):
                     raise CompileTimeError("a comprehension over a range needs compile-time bounds "
                                            "(a runtime loop cannot build a tuple)")
                 return [constexpr(k) for k in py.range(*args)]
-        seq = _unwrap(self.visit(it))
+        seq = unwrap(self.visit(it))
         if isinstance(seq, (tuple, list)):
             return list(seq)
         raise _Unsupported("a comprehension iterates a tuple, a list or a tl.static_range")
@@ -732,13 +732,13 @@ class AstToIR(ast.NodeVisitor):
         return [self.visit(e) for e in node.elts]
 
     def visit_Slice(self, node):
-        parts = [None if p is None else _unwrap(self.visit(p)) for p in (node.lower, node.upper, node.step)]
+        parts = [None if p is None else unwrap(self.visit(p)) for p in (node.lower, node.upper, node.step)]
         return slice(*parts)
 
     def visit_Subscript(self, node):
         base = self.visit(node.value)
         idx = self.visit(node.slice)
-        obj = _unwrap(base)
+        obj = unwrap(base)
         if isinstance(obj, tensor):
             return obj[idx]
         if is_aggregate(obj):
@@ -746,7 +746,7 @@ class AstToIR(ast.NodeVisitor):
             if result is None:
                 raise TypeError(f"'{type(obj).__name__}' object is not subscriptable")
             return result
-        i = _unwrap(idx)
+        i = unwrap(idx)
         if isinstance(i, tensor):
             raise CompileTimeError("tuples and lists can only be indexed by compile-time values")
         return _wrap(obj[i])
@@ -757,10 +757,10 @@ class AstToIR(ast.NodeVisitor):
             if isinstance(v, ast.Constant):
                 parts.append(str(v.value))
             else:
-                val = _unwrap(self.visit(v.value))
+                val = unwrap(self.visit(v.value))
                 if isinstance(val, tensor):
                     raise CompileTimeError("f-strings in kernels can only format compile-time values")
-                spec = _unwrap(self.visit(v.format_spec)) if v.format_spec is not None else ""
+                spec = unwrap(self.visit(v.format_spec)) if v.format_spec is not None else ""
                 parts.append(format(val, spec))
         return constexpr("".join(parts))
 
@@ -769,19 +769,19 @@ class AstToIR(ast.NodeVisitor):
         args = []
         for a in node.args:
             if isinstance(a, ast.Starred):
-                args.extend(_unwrap(self.visit(a.value)))
+                args.extend(unwrap(self.visit(a.value)))
             else:
                 args.append(self.visit(a))
         kwargs = {}
         for kw in node.keywords:
             if kw.arg is None:
-                kwargs.update(_unwrap(self.visit(kw.value)))
+                kwargs.update(unwrap(self.visit(kw.value)))
             else:
                 kwargs[kw.arg] = self.visit(kw.value)
         return self.call_function(fn, args, kwargs)
 
     def call_function(self, fn, args, kwargs):
-        fn = _unwrap(fn)
+        fn = unwrap(fn)
         if is_jit_function(fn):
             return self.call_jit(fn, args, kwargs)
         if isinstance(fn, BoundJitMethod):
@@ -793,7 +793,7 @@ class AstToIR(ast.NodeVisitor):
         if is_builtin(fn) or getattr(getattr(fn, "__self__", None), "__class__", None) in (tensor, tensor_descriptor):
             return _wrap(fn(*args, **kwargs))
         if getattr(fn, "__triton_constexpr_function__", False):
-            return _wrap(fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()}))
+            return _wrap(fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()}))
         if getattr(fn, "__triton_aggregate_method__", False):
             return self.call_aggregate_method(fn, args, kwargs)
         if fn in _PY_FUNCTIONS:
@@ -801,10 +801,10 @@ class AstToIR(ast.NodeVisitor):
         if fn is constexpr:
             return constexpr(*args)
         if isinstance(getattr(fn, "__self__", None), T.Type) or fn in _ALLOWED_CLASSES:
-            return _wrap(fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()}))
+            return _wrap(fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()}))
         name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-        plain_args = [_unwrap(a) for a in args]
-        plain_kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+        plain_args = [unwrap(a) for a in args]
+        plain_kwargs = {k: unwrap(v) for k, v in kwargs.items()}
         if callable(fn) and not any(isinstance(a, tensor) for a in [*plain_args, *plain_kwargs.values()]):
             # any other Python function (math.ceil, a user's helper) runs now, on compile-time values, as
             # Triton's code generator calls it
@@ -898,7 +898,7 @@ def _message(e: Exception) -> str:
 
 
 def _static_truth(cond) -> bool:
-    v = _unwrap(cond)
+    v = unwrap(cond)
     if isinstance(v, tensor):
         raise CompileTimeError("expected a compile-time condition")
     return bool(v)
@@ -906,7 +906,7 @@ def _static_truth(cond) -> bool:
 
 def _same_static(a, b) -> bool:
     """Whether two values are the same thing (tensors: the same IR value; tuples: element-wise)."""
-    ua, ub = _unwrap(a), _unwrap(b)
+    ua, ub = unwrap(a), unwrap(b)
     if isinstance(ua, (tuple, list)) or isinstance(ub, (tuple, list)):
         return isinstance(ua, (tuple, list)) and isinstance(ub, (tuple, list)) and len(ua) == len(ub) and \
             all(_same_static(x, y) for x, y in zip(ua, ub))
@@ -1006,7 +1006,7 @@ def bind_arguments(src: FunctionSource, args, kwargs) -> dict:
             v = constexpr(p.default) if not isinstance(p.default, constexpr) else p.default
         else:
             raise CompileTimeError(f"{src.name}() missing required argument '{p.name}'")
-        if p.is_constexpr and not isinstance(_unwrap(v), tensor):
+        if p.is_constexpr and not isinstance(unwrap(v), tensor):
             v = constexpr(v)
         elif isinstance(v, _PY_SCALARS) or isinstance(v, T.Type):
             v = constexpr(v)       # a dtype too: Triton's callee gets every non-tensor argument as a constexpr
@@ -1021,19 +1021,19 @@ def _py_minmax(pick_tensor, pick_py):
         if kwargs:
             raise CompileTimeError("min/max keyword arguments are not supported in kernels")
         vals = list(args[0]) if len(args) == 1 else list(args)
-        if not any(isinstance(_unwrap(v), tensor) for v in vals):
+        if not any(isinstance(unwrap(v), tensor) for v in vals):
             name = pick_py.__name__
-            for v in map(_unwrap, vals):        # Triton 3.9 refuses what Python and IEEE order differently
+            for v in map(unwrap, vals):        # Triton 3.9 refuses what Python and IEEE order differently
                 if isinstance(v, float) and v != v:
                     raise CompileTimeError(f"constexpr {name} does not support NaN values")
                 if isinstance(v, float) and v == 0.0 and math.copysign(1.0, v) < 0:
                     raise CompileTimeError(f"constexpr {name} does not support negative zero")
         result = vals[0]
         for v in vals[1:]:
-            if isinstance(_unwrap(result), tensor) or isinstance(_unwrap(v), tensor):
+            if isinstance(unwrap(result), tensor) or isinstance(unwrap(v), tensor):
                 result = pick_tensor(gen.sem)(result, v)
             else:
-                result = constexpr(pick_py(_unwrap(result), _unwrap(v)))
+                result = constexpr(pick_py(unwrap(result), unwrap(v)))
         return result
     return call
 
@@ -1047,19 +1047,19 @@ def _py_print(gen, args, kwargs):
 
 def _py_static(fn):
     def call(gen, args, kwargs):
-        uargs = [_unwrap(a) for a in args]
+        uargs = [unwrap(a) for a in args]
         if any(isinstance(a, tensor) for a in uargs) and fn not in (isinstance, getattr, hasattr, len):
             raise CompileTimeError(f"{fn.__name__}() needs compile-time arguments in a @jit function")
         if fn is len and isinstance(uargs[0], tensor):
             return constexpr(uargs[0].type.shape[0] if uargs[0].type.shape else 0)
         if fn is getattr:
             return _wrap(getattr(uargs[0], *uargs[1:]))
-        return _wrap(fn(*uargs, **{k: _unwrap(v) for k, v in kwargs.items()}))
+        return _wrap(fn(*uargs, **{k: unwrap(v) for k, v in kwargs.items()}))
     return call
 
 
 def _py_abs(gen, args, kwargs):
-    v = _unwrap(args[0])
+    v = unwrap(args[0])
     return gen.sem.abs(v) if isinstance(v, tensor) else constexpr(abs(v))
 
 

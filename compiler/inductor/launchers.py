@@ -173,7 +173,7 @@ class Launcher:
 
 
 def _backend_compiles(fn) -> int:
-    return sum(c.__dict__.get("mtia_compiles", 0) for c in fn.cache.values())
+    return sum(c.mtia.compiles for c in fn.cache.values())
 
 
 def _decorator(kind: str, size_hints=None, triton_meta=None, inductor_meta=None, fixed=None):

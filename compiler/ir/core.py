@@ -194,7 +194,7 @@ class Operation:
     def erase(self) -> None:
         """Remove this op (and everything nested in it) from its block; its results must be unused."""
         for r in self.results:
-            external = [u for u in r.uses if not _is_inside(u.op, self)]
+            external = [u for u in r.uses if not is_inside(u.op, self)]
             if external:
                 raise ValueError(f"cannot erase {self.name}: result still used by {external[0].op.name}")
         for op in self.walk(post_order=True):
@@ -253,7 +253,8 @@ def _copy_attrs(value):
     return value
 
 
-def _is_inside(op: Operation, ancestor: Operation) -> bool:
+def is_inside(op: Operation, ancestor: Operation) -> bool:
+    """Whether op is `ancestor` or nested in one of its regions."""
     while op is not None:
         if op is ancestor:
             return True

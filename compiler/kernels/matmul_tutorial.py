@@ -1,7 +1,7 @@
 """C = A @ B written the GPU way, as Triton's matmul tutorial does: rows and columns of each tile
 wrapped with `% M` / `% N` so that edge tiles read repeated rows instead of masking them, pointer
 blocks advanced each K step, the tutorial's 128x128x64 blocks. The compiler keeps the wrapped rows
-as DMA boxes (compiler/backend/affine.py); this kernel is what the benchmark compares against the
+as DMA boxes (compiler/backend/analysis/affine.py); this kernel is what the benchmark compares against the
 library matmul (compiler/kernels/matmul.py), which masks instead."""
 from __future__ import annotations
 

@@ -30,20 +30,3 @@ from . import extra  # noqa: F401,E402
 
 print = device_print   # noqa: A001  (tl.print, as in Triton)
 tuple = _builtins.tuple   # noqa: A001  (tl.tuple, e.g. an aggregate's field type: a kernel's tuples are Python's)
-
-
-def _member_functions() -> dict:
-    """Functions callable as tensor methods: x.sum(0), x.exp(), x.to(...) etc."""
-    from . import builtins, reductions, standard
-    by_module = {
-        reductions: ("sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "reduce", "xor_sum",
-                     "associative_scan", "softmax", "reduce_or"),
-        math: ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "abs", "sin", "cos", "erf", "floor", "ceil",
-               "sigmoid"),
-        builtins: ("ravel", "join", "interleave", "cast", "item", "squeeze", "unsqueeze", "gather", "histogram",
-                   # a pointer tensor's members, as in Triton: ptrs.store(v), ptrs.atomic_add(v), ...
-                   "store", "advance", "atomic_cas", "atomic_load", "atomic_store", "atomic_xchg", "atomic_add",
-                   "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "cdiv"),
-        standard: ("sort", "flip", "topk"),
-    }
-    return {name: getattr(module, name) for module, names in by_module.items() for name in names}

@@ -10,15 +10,15 @@ import string
 
 from ..errors import CompileTimeError
 from ..ir import types as T
-from .core import _unwrap, builtin, constexpr, constexpr_function, tensor
+from .core import builtin, constexpr, constexpr_function, tensor, unwrap
 from .semantic import current
 
 
 def _shape_args(shape):
     """Accept f(x, (a, b)), f(x, [a, b]) and f(x, a, b)."""
-    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (tuple, list)):
-        shape = _unwrap(shape[0])
-    return [int(_unwrap(s)) for s in shape]
+    if len(shape) == 1 and isinstance(unwrap(shape[0]), (tuple, list)):
+        shape = unwrap(shape[0])
+    return [int(unwrap(s)) for s in shape]
 
 
 # --- programming model ---------------------------------------------------------------------------
@@ -42,12 +42,12 @@ def arange(start, end):
 
 @builtin
 def full(shape, value, dtype):
-    return current().full(_unwrap(shape), value, dtype)
+    return current().full(unwrap(shape), value, dtype)
 
 
 @builtin
 def zeros(shape, dtype):
-    return current().full(_unwrap(shape), 0, dtype)
+    return current().full(unwrap(shape), 0, dtype)
 
 
 @builtin
@@ -57,7 +57,7 @@ def zeros_like(input):
 
 @builtin
 def full_like(input, value, dtype=None):
-    return current().full(list(input.type.shape), value, _unwrap(dtype) or input.type.scalar)
+    return current().full(list(input.type.shape), value, unwrap(dtype) or input.type.scalar)
 
 
 @builtin
@@ -68,9 +68,9 @@ def to_tensor(x):
 @builtin
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
     s = current()
-    if _unwrap(bitcast):
+    if unwrap(bitcast):
         return s.bitcast(input, dtype)
-    return s.cast(input, dtype, _unwrap(fp_downcast_rounding))
+    return s.cast(input, dtype, unwrap(fp_downcast_rounding))
 
 
 # --- memory --------------------------------------------------------------------------------------
@@ -78,19 +78,19 @@ def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
 @builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
-    return current().load(pointer, _unwrap(mask), _unwrap(other), _unwrap(boundary_check), _unwrap(padding_option),
-                          _unwrap(cache_modifier), _unwrap(eviction_policy), _unwrap(volatile))
+    return current().load(pointer, unwrap(mask), unwrap(other), unwrap(boundary_check), unwrap(padding_option),
+                          unwrap(cache_modifier), unwrap(eviction_policy), unwrap(volatile))
 
 
 @builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
-    return current().store(pointer, value, _unwrap(mask), _unwrap(boundary_check), _unwrap(cache_modifier),
-                           _unwrap(eviction_policy))
+    return current().store(pointer, value, unwrap(mask), unwrap(boundary_check), unwrap(cache_modifier),
+                           unwrap(eviction_policy))
 
 
 def _atomic(kind):
     def fn(pointer, val, mask=None, sem=None, scope=None):
-        return current().atomic_rmw(kind, pointer, val, _unwrap(mask), sem, scope)
+        return current().atomic_rmw(kind, pointer, val, unwrap(mask), sem, scope)
     fn.__name__ = f"atomic_{kind}"
     fn.__doc__ = f"Atomically apply {kind} of val at each pointer; returns the old values."
     return builtin(fn)
@@ -108,13 +108,13 @@ atomic_xor = _atomic("xor")
 @builtin
 def atomic_load(pointer, mask=None, sem=None, scope=None):
     """Atomically load from each pointer (sem: "acquire", the default, or "relaxed")."""
-    return current().atomic_load(pointer, _unwrap(mask), sem, scope)
+    return current().atomic_load(pointer, unwrap(mask), sem, scope)
 
 
 @builtin
 def atomic_store(pointer, val, mask=None, sem=None, scope=None):
     """Atomically store val at each pointer (sem: "release", the default, or "relaxed")."""
-    return current().atomic_store(pointer, val, _unwrap(mask), sem, scope)
+    return current().atomic_store(pointer, val, unwrap(mask), sem, scope)
 
 
 @builtin
@@ -131,12 +131,12 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
 @builtin
 def advance(base, offsets):
     """The block pointer moved by `offsets` (one per dimension)."""
-    return current().advance(_unwrap(base), offsets)
+    return current().advance(unwrap(base), offsets)
 
 
 @builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
-    return current().make_tensor_descriptor(base, shape, strides, block_shape, _unwrap(padding_option))
+    return current().make_tensor_descriptor(base, shape, strides, block_shape, unwrap(padding_option))
 
 
 @builtin
@@ -153,7 +153,7 @@ def store_tensor_descriptor(desc, offsets, value):
 
 @builtin
 def reshape(input, *shape, can_reorder=False):
-    return current().reshape(input, _shape_args(shape), _unwrap(can_reorder))
+    return current().reshape(input, _shape_args(shape), unwrap(can_reorder))
 
 
 @builtin
@@ -168,7 +168,7 @@ def item(input):
 def squeeze(input, dim):
     """`input` without its size-1 dimension `dim`."""
     shape = list(input.shape)
-    dim = int(_unwrap(dim))
+    dim = int(unwrap(dim))
     if not -len(shape) <= dim < len(shape) or shape[dim] != 1:
         raise ValueError(f"squeeze(dim={dim}) needs a size-1 dimension, got shape {shape}")
     del shape[dim]
@@ -230,7 +230,7 @@ def interleave(a, b):
 
 @builtin
 def cat(input, other, can_reorder=False, dim=0):
-    return current().cat(input, other, _unwrap(can_reorder), int(_unwrap(dim)))
+    return current().cat(input, other, unwrap(can_reorder), int(unwrap(dim)))
 
 
 @builtin
@@ -258,7 +258,7 @@ def gather(src, index, axis):
 def histogram(input, num_bins, mask=None):
     """Counts (int32, shape [num_bins]) of the values of a 1-D integer tensor in bins of width 1 starting
     at 0; values outside [0, num_bins) are not counted, nor are lanes where `mask` is false."""
-    return current().histogram(input, num_bins, _unwrap(mask))
+    return current().histogram(input, num_bins, unwrap(mask))
 
 
 # --- elementwise ---------------------------------------------------------------------------------
@@ -271,20 +271,20 @@ def where(condition, x, y):
 @builtin
 def minimum(x, y, propagate_nan=0):
     s = current()
-    return s.minimum(s.promote_bf16_to_f32(x), s.promote_bf16_to_f32(y), bool(_unwrap(propagate_nan)))
+    return s.minimum(s.promote_bf16_to_f32(x), s.promote_bf16_to_f32(y), bool(unwrap(propagate_nan)))
 
 
 @builtin
 def maximum(x, y, propagate_nan=0):
     s = current()
-    return s.maximum(s.promote_bf16_to_f32(x), s.promote_bf16_to_f32(y), bool(_unwrap(propagate_nan)))
+    return s.maximum(s.promote_bf16_to_f32(x), s.promote_bf16_to_f32(y), bool(unwrap(propagate_nan)))
 
 
 @builtin
 def clamp(x, min, max, propagate_nan=0):
     s = current()
     x, min, max = (s.promote_bf16_to_f32(v) for v in (x, min, max))
-    return s.clamp(x, min, max, bool(_unwrap(propagate_nan)))
+    return s.clamp(x, min, max, bool(unwrap(propagate_nan)))
 
 
 class PropagateNan:
@@ -303,7 +303,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
 @builtin
 def cdiv(x, div):
     """ceil(x / div) for integers (folded in Python when both are compile-time values)."""
-    xv, dv = _unwrap(x), _unwrap(div)
+    xv, dv = unwrap(x), unwrap(div)
     if isinstance(xv, int) and isinstance(dv, int):
         return constexpr((xv + dv - 1) // dv)
     return (x + div - 1) // div
@@ -319,27 +319,27 @@ def next_power_of_2(n: int) -> int:
 
 @builtin
 def static_assert(cond, msg=""):
-    c = _unwrap(cond)
+    c = unwrap(cond)
     if isinstance(c, tensor):
         raise CompileTimeError("static_assert requires a constexpr condition")
     if not c:
-        raise CompileTimeError(f"Static assertion failed: {_unwrap(msg)}" if _unwrap(msg)
+        raise CompileTimeError(f"Static assertion failed: {unwrap(msg)}" if unwrap(msg)
                                else "Static assertion failed")
 
 
 @builtin
 def static_print(*values, sep=" ", end="\n", file=None, flush=False):
-    print(*[_unwrap(v) for v in values], sep=sep, end=end, file=file, flush=flush)
+    print(*[unwrap(v) for v in values], sep=sep, end=end, file=file, flush=flush)
 
 
 @builtin
 def device_print(prefix, *args, hex=False):
-    prefix = _unwrap(prefix)
+    prefix = unwrap(prefix)
     if not isinstance(prefix, str):             # Triton's checks and words
         raise CompileTimeError(f"{prefix} is not string")
     if any(ch not in string.printable for ch in prefix):
         raise CompileTimeError(f"{prefix} is not an ascii string")
-    return current().device_print(prefix, args, bool(_unwrap(hex)))
+    return current().device_print(prefix, args, bool(unwrap(hex)))
 
 
 @builtin
@@ -347,7 +347,7 @@ def device_assert(cond, msg="", mask=None):
     s = current()
     if mask is not None:
         cond = s.logical_or(cond, s.logical_not(mask))
-    return s.device_assert(cond, _unwrap(msg))
+    return s.device_assert(cond, unwrap(msg))
 
 
 @builtin
@@ -383,7 +383,7 @@ class static_range:
     def __init__(self, arg1, arg2=None, step=None):
         if arg2 is None:
             arg1, arg2 = 0, arg1
-        self.start, self.end, self.step = _unwrap(arg1), _unwrap(arg2), _unwrap(step if step is not None else 1)
+        self.start, self.end, self.step = unwrap(arg1), unwrap(arg2), unwrap(step if step is not None else 1)
         for v in (self.start, self.end, self.step):
             if not isinstance(v, int):
                 raise CompileTimeError("static_range bounds must be constexpr integers")
@@ -400,7 +400,7 @@ class range:
         hints = {"tt.num_stages": num_stages, "tt.loop_unroll_factor": loop_unroll_factor,
                  "tt.disallow_acc_multi_buffer": disallow_acc_multi_buffer, "tt.flatten": flatten,
                  "tt.warp_specialize": warp_specialize, "tt.disable_licm": disable_licm}
-        self.attrs = {k: _unwrap(v) for k, v in hints.items() if _unwrap(v) not in (None, False)}
+        self.attrs = {k: unwrap(v) for k, v in hints.items() if unwrap(v) not in (None, False)}
 
 
 # --- functional arithmetic, and what MTIA cannot run ------------------------------------------------
@@ -439,4 +439,4 @@ def map_elementwise(scalar_fn, *args, pack=1):
     if tensors[0].type.is_block():
         shape = tensors[0].type.shape
         tensors = [s.broadcast_to(t, shape) for t in tensors]
-    return s.ast_to_ir.call_function(_unwrap(scalar_fn), tensors, {})
+    return s.ast_to_ir.call_function(unwrap(scalar_fn), tensors, {})

@@ -37,7 +37,7 @@ class pointer_type(metaclass=_TypeMaker):
     __triton_constexpr_function__ = True   # callable in kernels on compile-time values
 
     def __new__(cls, element_ty, address_space: int = 1) -> PointerType:
-        return PointerType(_unwrap(element_ty), address_space)
+        return PointerType(unwrap(element_ty), address_space)
 
 
 class block_type(metaclass=_TypeMaker):
@@ -46,7 +46,7 @@ class block_type(metaclass=_TypeMaker):
     __triton_constexpr_function__ = True
 
     def __new__(cls, element_ty, shape) -> BlockType:
-        return BlockType(tuple(int(_unwrap(s)) for s in shape), _unwrap(element_ty))
+        return BlockType(tuple(int(unwrap(s)) for s in shape), unwrap(element_ty))
 
 
 pi32_t = PointerType(int32)   # Triton's name for a pointer to int32
@@ -120,18 +120,20 @@ def __dir__() -> list:
 
 # --- constexpr ------------------------------------------------------------------------------------
 
-def _unwrap(x):
+def unwrap(x):
+    """The value of a constexpr; anything else as it is (the frontend and the language's builtins use
+    it; `tl` does not export it)."""
     return x.value if isinstance(x, constexpr) else x
 
 
-_unwrap_if_constexpr = _unwrap   # Triton's name, which libraries' helpers call
+_unwrap_if_constexpr = unwrap   # Triton's name, which libraries' helpers call
 
 
 def _binop(op, reflected=False):
     def method(self, other):
         if isinstance(other, tensor):
             return NotImplemented
-        a, b = self.value, _unwrap(other)
+        a, b = self.value, unwrap(other)
         return constexpr(op(b, a) if reflected else op(a, b))
     return method
 
@@ -141,7 +143,7 @@ class constexpr:
     __slots__ = ("value",)
 
     def __init__(self, value):
-        self.value = _unwrap(value)
+        self.value = unwrap(value)
 
     def __repr__(self) -> str:
         return f"constexpr[{self.value!r}]"
@@ -174,7 +176,7 @@ class constexpr:
         return len(self.value)
 
     def __getitem__(self, i):
-        return constexpr(self.value[_unwrap(i)])
+        return constexpr(self.value[unwrap(i)])
 
     import operator as _op
     __add__, __radd__ = _binop(_op.add), _binop(_op.add, True)
@@ -220,7 +222,7 @@ class constexpr_type:
     __slots__ = ("value",)
 
     def __init__(self, value):
-        self.value = _unwrap(value)
+        self.value = unwrap(value)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, constexpr_type) and type(self.value) is type(other.value) and self.value == other.value
@@ -234,7 +236,7 @@ class constexpr_type:
 
 def is_number(x) -> bool:
     """A Python number (or a constexpr one): a 'weak' scalar in Triton's promotion rules."""
-    v = _unwrap(x)
+    v = unwrap(x)
     return isinstance(v, (bool, int, float)) and not isinstance(v, tensor)
 
 
@@ -325,10 +327,10 @@ class tensor:
         truncates toward zero, saturates out of range (+inf to the largest value, -inf to the smallest,
         0 for unsigned) and gives 0 for NaN, on both executors (isa/float_to_int.py); fp8 to an
         integer is refused, as Triton refuses it."""
-        dtype = _unwrap(dtype)
-        if _unwrap(bitcast):
+        dtype = unwrap(dtype)
+        if unwrap(bitcast):
             return _sem().bitcast(self, dtype)
-        return _sem().cast(self, dtype, _unwrap(fp_downcast_rounding))
+        return _sem().cast(self, dtype, unwrap(fp_downcast_rounding))
 
     @property
     def T(self):
@@ -353,7 +355,7 @@ class tensor:
         return broadcast_to(self, *shape)
 
     def expand_dims(self, axis):
-        return _sem().expand_dims(self, _unwrap(axis))
+        return _sem().expand_dims(self, unwrap(axis))
 
     def split(self):
         return _sem().split(self)
@@ -362,8 +364,8 @@ class tensor:
         # Reductions and math as methods (x.sum(axis=0), x.exp(), ...), like Triton's member functions.
         if name.startswith("_"):
             raise AttributeError(name)
-        from . import _member_functions
-        fn = _member_functions().get(name)
+        from ._members import member_functions
+        fn = member_functions().get(name)
         if fn is None:
             raise AttributeError(f"'tensor' object has no attribute '{name}'")
 

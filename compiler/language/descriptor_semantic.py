@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..ir import types as T
 from ..ir.ops import Op
-from .core import _unwrap, tensor, tensor_descriptor
+from .core import tensor, tensor_descriptor, unwrap
 
 PADDINGS = ("zero", "nan")
 _BITWISE = (T.u32, T.i32, T.u64, T.i64)
@@ -24,15 +24,15 @@ class DescriptorSemantic:
 
     def make_tensor_descriptor(self, base, shape, strides, block_shape, padding_option="zero") -> tensor_descriptor:
         from .semantic import validate_block_shape
-        base = _unwrap(base)
+        base = unwrap(base)
         if not isinstance(base, tensor) or base.type.is_block() or not base.type.scalar.is_ptr():
             raise ValueError(f"Expected base to be a scalar pointer, got {getattr(base, 'type', base)}")
-        shape, strides, block_shape = list(_unwrap(shape)), list(_unwrap(strides)), list(_unwrap(block_shape))
+        shape, strides, block_shape = list(unwrap(shape)), list(unwrap(strides)), list(unwrap(block_shape))
         rank = len(shape)
         if not (len(strides) == len(block_shape) == rank) or not 1 <= rank <= 5:
             raise ValueError(f"Expected shape, strides and block_shape of one length from 1 to 5, got {rank}, "
                              f"{len(strides)}, {len(block_shape)}")
-        last = _unwrap(strides[-1])
+        last = unwrap(strides[-1])
         if isinstance(last, tensor) or last != 1:
             raise ValueError("Tensor descriptor last dim must be 1 (a compile-time 1)")
         padding = "zero" if padding_option is None else padding_option
@@ -41,7 +41,7 @@ class DescriptorSemantic:
         elem = base.type.scalar.element_ty
         if padding == "nan" and not elem.is_floating():
             raise ValueError("Padding option `nan` is not supported for integer blocks")
-        row = int(_unwrap(block_shape[-1]))
+        row = int(unwrap(block_shape[-1]))
         if row * elem.itemsize < 16:   # Triton's descriptor contract (rows the GPUs' TMA moves): kept for portability
             raise ValueError(f"Descriptor block shape must have at least 16 bytes in the last dimension, got "
                              f"{row} x {elem.itemsize} = {row * elem.itemsize} bytes")
@@ -51,13 +51,13 @@ class DescriptorSemantic:
         return tensor_descriptor(base, sizes, strd, block, padding)
 
     def _desc_scalar(self, x, dtype, what) -> tensor:
-        t = self.to_tensor(_unwrap(x))
+        t = self.to_tensor(unwrap(x))
         if t.type.is_block() or not t.type.scalar.is_int():
             raise ValueError(f"descriptor {what} must be integer scalars, got {t.type}")
         return self.cast(t, dtype)
 
     def _desc_offsets(self, desc, offsets) -> list[tensor]:
-        offsets = list(_unwrap(offsets))
+        offsets = list(unwrap(offsets))
         rank = len(desc.block_type.shape)
         if len(offsets) != rank:
             raise ValueError(f"Expected {rank} offsets for a rank-{rank} descriptor, got {len(offsets)}")
@@ -130,7 +130,7 @@ class DescriptorSemantic:
         if len(block) != 2 or block[0] != 1:
             raise ValueError(f"descriptor {what} needs a 2-D descriptor whose block has 1 row, got block shape "
                              f"{list(block)}")
-        x = self.to_tensor(_unwrap(x_offsets))
+        x = self.to_tensor(unwrap(x_offsets))
         if len(x.type.shape) != 1 or x.type.scalar not in (T.i16, T.i32):
             raise ValueError(f"descriptor {what}: row offsets must be a 1-D tensor of int16 or int32, got {x.type}")
         rows, cols = x.type.shape[0], block[1]
@@ -139,7 +139,7 @@ class DescriptorSemantic:
         min_cols = 32 // desc.dtype.primitive_bitwidth * 8
         if cols < min_cols:
             raise ValueError(f"descriptor {what} of {desc.dtype} must have at least {min_cols} columns, got {cols}")
-        y_static = _unwrap(y_offset)
+        y_static = unwrap(y_offset)
         y = self.to_tensor(y_static)
         if y.type.is_block() or not y.type.scalar.is_int():
             raise ValueError(f"descriptor {what}: the column offset must be an integer scalar, got {y.type}")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..ir.ops import Op
-from .core import _unwrap, builtin
+from .core import builtin, unwrap
 from .semantic import current
 
 
@@ -46,7 +46,7 @@ def umulhi(x, y):
 
 @builtin
 def fdiv(x, y, ieee_rounding=False):
-    return current().fdiv(x, y, bool(_unwrap(ieee_rounding)))
+    return current().fdiv(x, y, bool(unwrap(ieee_rounding)))
 
 
 @builtin

@@ -8,7 +8,7 @@ sub-32-bit types in int32/fp32; bf16 is promoted to fp32 for max/min and for cum
 from __future__ import annotations
 
 from ..ir import types as T
-from .core import _unwrap, builtin, tensor
+from .core import builtin, tensor, unwrap
 from .semantic import current
 
 
@@ -21,7 +21,7 @@ def _sum_dtype(dt: T.ScalarType):
 def _prep_sum(input, dtype, promote_bf16=False):
     s = current()
     x = s.promote_bf16_to_f32(input) if promote_bf16 else s.to_tensor(input)
-    dtype = _unwrap(dtype)
+    dtype = unwrap(dtype)
     if dtype is None:
         dtype = _sum_dtype(x.type.scalar)
     return s.cast(x, dtype) if dtype is not None else x
@@ -31,7 +31,7 @@ def _prep_sum(input, dtype, promote_bf16=False):
 def sum(input, axis=None, keep_dims=False, dtype=None):
     s = current()
     x = _prep_sum(input, dtype)
-    return s.reduce([x], axis, lambda a, b: [s.add(a[0], b[0])], _unwrap(keep_dims))[0]
+    return s.reduce([x], axis, lambda a, b: [s.add(a[0], b[0])], unwrap(keep_dims))[0]
 
 
 @builtin
@@ -40,7 +40,7 @@ def xor_sum(input, axis=None, keep_dims=False):
     x = s.to_tensor(input)
     if not x.type.scalar.is_int():
         raise TypeError("xor_sum only supported for integers")
-    return s.reduce([x], axis, lambda a, b: [s.xor_(a[0], b[0])], _unwrap(keep_dims))[0]
+    return s.reduce([x], axis, lambda a, b: [s.xor_(a[0], b[0])], unwrap(keep_dims))[0]
 
 
 @builtin
@@ -50,7 +50,7 @@ def reduce_or(input, axis, keep_dims=False):
     x = s.to_tensor(input)
     if not x.type.scalar.is_int():
         raise TypeError("reduce_or only supported for integers")
-    return s.reduce([x], axis, lambda a, b: [s.or_(a[0], b[0])], _unwrap(keep_dims))[0]
+    return s.reduce([x], axis, lambda a, b: [s.or_(a[0], b[0])], unwrap(keep_dims))[0]
 
 
 def _promote_for_minmax(x: tensor) -> tensor:
@@ -76,7 +76,7 @@ def _index_block(x: tensor, axis: int) -> tensor:
 def _reduce_with_indices(x, axis, is_max: bool, tie_break_left: bool, keep_dims: bool):
     s = current()
     x = s.promote_bf16_to_f32(x)
-    axis = _unwrap(axis)
+    axis = unwrap(axis)
     if axis is None:
         x = s.reshape(x, (x.type.numel,)) if len(x.type.shape) != 1 else x
         axis = 0
@@ -97,12 +97,12 @@ def _reduce_with_indices(x, axis, is_max: bool, tie_break_left: bool, keep_dims:
 
 def _minmax(input, axis, return_indices, tie_break_left, keep_dims, is_max):
     s = current()
-    if _unwrap(return_indices):
-        v, i = _reduce_with_indices(input, axis, is_max, _unwrap(tie_break_left), _unwrap(keep_dims))
+    if unwrap(return_indices):
+        v, i = _reduce_with_indices(input, axis, is_max, unwrap(tie_break_left), unwrap(keep_dims))
         return v, i
     x = _promote_for_minmax(s.to_tensor(input))
     pick = s.maximum if is_max else s.minimum
-    return s.reduce([x], axis, lambda a, b: [pick(a[0], b[0])], _unwrap(keep_dims))[0]
+    return s.reduce([x], axis, lambda a, b: [pick(a[0], b[0])], unwrap(keep_dims))[0]
 
 
 @builtin
@@ -117,26 +117,26 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
 
 @builtin
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
-    return _reduce_with_indices(input, axis, True, _unwrap(tie_break_left), _unwrap(keep_dims))[1]
+    return _reduce_with_indices(input, axis, True, unwrap(tie_break_left), unwrap(keep_dims))[1]
 
 
 @builtin
 def argmin(input, axis, tie_break_left=True, keep_dims=False):
-    return _reduce_with_indices(input, axis, False, _unwrap(tie_break_left), _unwrap(keep_dims))[1]
+    return _reduce_with_indices(input, axis, False, unwrap(tie_break_left), unwrap(keep_dims))[1]
 
 
 @builtin
 def cumsum(input, axis=0, reverse=False, dtype=None):
     s = current()
     x = _prep_sum(input, dtype, promote_bf16=True)
-    return s.scan([x], _unwrap(axis), lambda a, b: [s.add(a[0], b[0])], _unwrap(reverse))[0]
+    return s.scan([x], unwrap(axis), lambda a, b: [s.add(a[0], b[0])], unwrap(reverse))[0]
 
 
 @builtin
 def cumprod(input, axis=0, reverse=False):
     s = current()
     x = s.promote_bf16_to_f32(input)
-    return s.scan([x], _unwrap(axis), lambda a, b: [s.mul(a[0], b[0])], _unwrap(reverse))[0]
+    return s.scan([x], unwrap(axis), lambda a, b: [s.mul(a[0], b[0])], unwrap(reverse))[0]
 
 
 def _combine_with(fn, n):
@@ -145,7 +145,7 @@ def _combine_with(fn, n):
 
     def combine(a, b):
         out = s.ast_to_ir.call_function(fn, list(a) + list(b), {})
-        out = _unwrap(out)
+        out = unwrap(out)
         return list(out) if isinstance(out, tuple) else [out]
     return combine
 
@@ -154,17 +154,17 @@ def _combine_with(fn, n):
 def reduce(input, axis, combine_fn, keep_dims=False):
     """Reduce a tensor (or a tuple of tensors reduced together) with a @jit combine function."""
     s = current()
-    inputs = list(_unwrap(input)) if isinstance(_unwrap(input), tuple) else [input]
-    out = s.reduce(inputs, axis, _combine_with(_unwrap(combine_fn), len(inputs)), _unwrap(keep_dims))
-    return tuple(out) if isinstance(_unwrap(input), tuple) else out[0]
+    inputs = list(unwrap(input)) if isinstance(unwrap(input), tuple) else [input]
+    out = s.reduce(inputs, axis, _combine_with(unwrap(combine_fn), len(inputs)), unwrap(keep_dims))
+    return tuple(out) if isinstance(unwrap(input), tuple) else out[0]
 
 
 @builtin
 def associative_scan(input, axis, combine_fn, reverse=False):
     s = current()
-    inputs = list(_unwrap(input)) if isinstance(_unwrap(input), tuple) else [input]
-    out = s.scan(inputs, axis, _combine_with(_unwrap(combine_fn), len(inputs)), _unwrap(reverse))
-    return tuple(out) if isinstance(_unwrap(input), tuple) else out[0]
+    inputs = list(unwrap(input)) if isinstance(unwrap(input), tuple) else [input]
+    out = s.scan(inputs, axis, _combine_with(unwrap(combine_fn), len(inputs)), unwrap(reverse))
+    return tuple(out) if isinstance(unwrap(input), tuple) else out[0]
 
 
 @builtin
@@ -172,7 +172,7 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     from .math import exp, fdiv
     s = current()
     x = s.to_tensor(x)
-    axis = _unwrap(dim) if _unwrap(dim) is not None else len(x.type.shape) - 1
+    axis = unwrap(dim) if unwrap(dim) is not None else len(x.type.shape) - 1
     z = s.sub(x, max(x, axis, keep_dims=True))
     num = exp(z)
     den = sum(num, axis, keep_dims=True)

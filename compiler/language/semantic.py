@@ -14,7 +14,7 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Region
 from ..ir.ops import Op
 from . import fp8_storage
-from .core import _unwrap, block_ptr, is_number, tensor, tensor_descriptor
+from .core import block_ptr, is_number, tensor, tensor_descriptor, unwrap
 from .descriptor_semantic import DescriptorSemantic
 
 _STACK: list["Semantic"] = []
@@ -37,7 +37,7 @@ def _shape(x: tensor) -> tuple:
 
 
 def validate_block_shape(shape) -> tuple:
-    shape = tuple(int(_unwrap(d)) for d in shape)
+    shape = tuple(int(unwrap(d)) for d in shape)
     numel = 1
     for i, d in enumerate(shape):
         if d <= 0 or d & (d - 1):
@@ -83,7 +83,7 @@ class Semantic(DescriptorSemantic):
         return tensor(self.b.constant(value, type), type)
 
     def to_tensor(self, x) -> tensor:
-        x = _unwrap(x)
+        x = unwrap(x)
         if isinstance(x, tensor):
             return x
         if isinstance(x, (bool, int, float)):
@@ -130,7 +130,7 @@ class Semantic(DescriptorSemantic):
     def binary_operands(self, lhs, rhs, allow_lhs_ptr=False, allow_rhs_ptr=False, arithmetic_check=True,
                         div_or_mod=False) -> tuple[tensor, tensor]:
         lhs_scalar, rhs_scalar = is_number(lhs), is_number(rhs)
-        lv, rv = _unwrap(lhs), _unwrap(rhs)
+        lv, rv = unwrap(lhs), unwrap(rhs)
         # a weak scalar only contributes its literal type here; its constant is emitted once, below
         lhs_t = _Typed(T.literal_type(lv)) if lhs_scalar else _as_tensor(lhs)
         rhs_t = _Typed(T.literal_type(rv)) if rhs_scalar else _as_tensor(rhs)
@@ -172,7 +172,7 @@ class Semantic(DescriptorSemantic):
         return self._op(Op.SPLAT, [x], ty)
 
     def broadcast_to(self, x: tensor, shape) -> tensor:
-        shape = tuple(int(_unwrap(s)) for s in shape)
+        shape = tuple(int(unwrap(s)) for s in shape)
         if not x.type.is_block():
             return self.splat(x, shape)
         src = _shape(x)
@@ -466,7 +466,7 @@ class Semantic(DescriptorSemantic):
     # --- casts --------------------------------------------------------------------------------
     def cast(self, x, dst, fp_downcast_rounding=None) -> tensor:
         x = self.to_tensor(x)
-        dst = _unwrap(dst)
+        dst = unwrap(dst)
         if isinstance(dst, T.BlockType):
             dst = dst.scalar
         if not isinstance(dst, T.DType):
@@ -552,7 +552,7 @@ class Semantic(DescriptorSemantic):
 
     def bitcast(self, x, dst) -> tensor:
         x = self.to_tensor(x)
-        dst = _unwrap(dst)
+        dst = unwrap(dst)
         src = x.type.scalar
         if src == dst:
             return x
@@ -565,19 +565,19 @@ class Semantic(DescriptorSemantic):
 
     # --- creation -----------------------------------------------------------------------------
     def program_id(self, axis) -> tensor:
-        axis = _unwrap(axis)
+        axis = unwrap(axis)
         if axis not in (0, 1, 2):
             raise ValueError(f"program_id axis must be 0, 1, or 2 but got {axis}")
         return self._op(Op.GET_PROGRAM_ID, [], T.i32, {"axis": axis})
 
     def num_programs(self, axis) -> tensor:
-        axis = _unwrap(axis)
+        axis = unwrap(axis)
         if axis not in (0, 1, 2):
             raise ValueError(f"num_programs axis must be 0, 1, or 2 but got {axis}")
         return self._op(Op.GET_NUM_PROGRAMS, [], T.i32, {"axis": axis})
 
     def arange(self, start, end) -> tensor:
-        start, end = _unwrap(start), _unwrap(end)
+        start, end = unwrap(start), unwrap(end)
         if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool):
             raise ValueError("arange's arguments must be of type tl.constexpr")
         if (start >> 32) or (end >> 32):
@@ -591,9 +591,9 @@ class Semantic(DescriptorSemantic):
         return self._op(Op.MAKE_RANGE, [], T.BlockType((n,), T.i32), {"start": start, "end": end})
 
     def full(self, shape, value, dtype) -> tensor:
-        shape = validate_block_shape(_unwrap(shape) if not isinstance(_unwrap(shape), int) else [shape])
-        dtype = _unwrap(dtype)
-        value = _unwrap(value)
+        shape = validate_block_shape(unwrap(shape) if not isinstance(unwrap(shape), int) else [shape])
+        dtype = unwrap(dtype)
+        value = unwrap(value)
         if isinstance(value, tensor):
             if value.type.numel != 1:
                 raise ValueError("only accepts size-1 tensor")
@@ -608,7 +608,7 @@ class Semantic(DescriptorSemantic):
     # --- shapes -------------------------------------------------------------------------------
     def expand_dims(self, x, axis) -> tensor:
         x = self.to_tensor(x)
-        axes = [_unwrap(a) for a in axis] if isinstance(_unwrap(axis), (list, tuple)) else [_unwrap(axis)]
+        axes = [unwrap(a) for a in axis] if isinstance(unwrap(axis), (list, tuple)) else [unwrap(axis)]
         rank = len(_shape(x)) + len(axes)
         for a in axes:   # the axis as the user wrote it
             if not -rank <= a < rank:
@@ -627,16 +627,16 @@ class Semantic(DescriptorSemantic):
         return x
 
     def subscript(self, x: tensor, slices) -> tensor:
-        slices = _unwrap(slices)
+        slices = unwrap(slices)
         if not isinstance(slices, tuple):
             slices = (slices,)
         out, dim = x, 0
         for s in slices:
-            s = _unwrap(s)
+            s = unwrap(s)
             if s is None:
                 out = self.expand_dims(out, dim)
                 dim += 1
-            elif isinstance(s, slice) and all(_unwrap(p) is None for p in (s.start, s.stop, s.step)):
+            elif isinstance(s, slice) and all(unwrap(p) is None for p in (s.start, s.stop, s.step)):
                 dim += 1
             else:
                 raise ValueError(f"unsupported tensor index: {s}")
@@ -644,7 +644,7 @@ class Semantic(DescriptorSemantic):
 
     def reshape(self, x, shape, can_reorder=False) -> tensor:
         x = self.to_tensor(x)
-        shape = tuple(int(_unwrap(d)) for d in shape)
+        shape = tuple(int(unwrap(d)) for d in shape)
         numel = 1
         for d in shape:
             numel *= d
@@ -669,7 +669,7 @@ class Semantic(DescriptorSemantic):
             if rank != 2:
                 raise ValueError(f"trans() without dims needs a 2-D tensor, got rank {rank}")
             dims = (1, 0)
-        dims = [_unwrap(d) for d in (dims[0] if len(dims) == 1 and isinstance(_unwrap(dims[0]), (tuple, list))
+        dims = [unwrap(d) for d in (dims[0] if len(dims) == 1 and isinstance(unwrap(dims[0]), (tuple, list))
                                      else dims)]
         if len(dims) != rank:
             raise ValueError("permute dims must have the same length as input shape")
@@ -733,7 +733,7 @@ class Semantic(DescriptorSemantic):
 
     def extract_slice(self, x, offsets, sizes, strides) -> tensor:
         x = self.to_tensor(x)
-        offsets, sizes, strides = ([int(_unwrap(v)) for v in _unwrap(seq)] for seq in (offsets, sizes, strides))
+        offsets, sizes, strides = ([int(unwrap(v)) for v in unwrap(seq)] for seq in (offsets, sizes, strides))
         rank = len(_shape(x))
         if not (len(offsets) == len(sizes) == len(strides) == rank):
             raise ValueError(f"extract_slice needs {rank} offsets, sizes and strides")
@@ -760,8 +760,8 @@ class Semantic(DescriptorSemantic):
         base = _as_tensor(base)
         if base.type.is_block() or not base.type.scalar.is_ptr():
             raise ValueError(f"Expected a scalar pointer as the base of make_block_ptr, got {base.type}")
-        shape, strides, offsets = (list(_unwrap(x)) for x in (shape, strides, offsets))
-        block_shape, order = [int(_unwrap(b)) for b in _unwrap(block_shape)], [int(_unwrap(o)) for o in _unwrap(order)]
+        shape, strides, offsets = (list(unwrap(x)) for x in (shape, strides, offsets))
+        block_shape, order = [int(unwrap(b)) for b in unwrap(block_shape)], [int(unwrap(o)) for o in unwrap(order)]
         rank = len(block_shape)
         if not (len(shape) == len(strides) == len(offsets) == len(order) == rank):
             raise ValueError("make_block_ptr: shape, strides, offsets, block_shape and order must have one length")
@@ -773,7 +773,7 @@ class Semantic(DescriptorSemantic):
                          [self.cast(self.to_tensor(x), T.i32) for x in offsets], block_shape, order)
 
     def advance(self, bp: block_ptr, offsets) -> block_ptr:
-        offsets = list(_unwrap(offsets))
+        offsets = list(unwrap(offsets))
         if len(offsets) != len(bp.block_shape):
             raise ValueError(f"advance needs {len(bp.block_shape)} offsets, got {len(offsets)}")
         new = [self.add(o, self.cast(self.to_tensor(d), T.i32)) for o, d in zip(bp.offsets, offsets)]
@@ -791,7 +791,7 @@ class Semantic(DescriptorSemantic):
 
     def _expand_block_ptr(self, bp: block_ptr, boundary_check) -> tuple[tensor, tensor | None]:
         rank = len(bp.block_shape)
-        check = sorted({int(_unwrap(d)) for d in (_unwrap(boundary_check) or ())})
+        check = sorted({int(unwrap(d)) for d in (unwrap(boundary_check) or ())})
         if any(not 0 <= d < rank for d in check):
             raise ValueError(f"boundary_check dimensions must be in [0, {rank}), got {check}")
         offset, mask = None, None
@@ -808,10 +808,10 @@ class Semantic(DescriptorSemantic):
 
     def load(self, ptr, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
              eviction_policy="", volatile=False) -> tensor:
-        if isinstance(_unwrap(ptr), block_ptr):
+        if isinstance(unwrap(ptr), block_ptr):
             if mask is not None or other is not None:
                 raise ValueError("`mask` and `other` arguments cannot be specified for loading block pointers")
-            ptrs, bmask = self._expand_block_ptr(_unwrap(ptr), boundary_check)
+            ptrs, bmask = self._expand_block_ptr(unwrap(ptr), boundary_check)
             elem = ptrs.type.scalar.element_ty
             if padding_option not in ("", None, "zero", "nan"):
                 raise ValueError(f"Padding option {padding_option} not supported")
@@ -819,7 +819,7 @@ class Semantic(DescriptorSemantic):
                 raise ValueError("Padding option `nan` is not supported for integer block pointers")
             fill = None if bmask is None else (float("nan") if padding_option == "nan" else 0)
             return self.load(ptrs, bmask, fill, (), "", cache_modifier, eviction_policy, volatile)
-        if isinstance(_unwrap(ptr), tensor_descriptor):
+        if isinstance(unwrap(ptr), tensor_descriptor):
             raise ValueError("Unsupported ptr type: a tensor descriptor in `tl.load`; use desc.load(offsets)")
         ptr = _as_tensor(ptr)
         if not ptr.type.scalar.is_ptr():
@@ -853,10 +853,10 @@ class Semantic(DescriptorSemantic):
         return self.cast(out, T.i1) if is_bool else out
 
     def store(self, ptr, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="") -> None:
-        if isinstance(_unwrap(ptr), block_ptr):
+        if isinstance(unwrap(ptr), block_ptr):
             if mask is not None:
                 raise ValueError("`mask` argument cannot be specified for storing to block pointers")
-            ptrs, bmask = self._expand_block_ptr(_unwrap(ptr), boundary_check)
+            ptrs, bmask = self._expand_block_ptr(unwrap(ptr), boundary_check)
             return self.store(ptrs, value, bmask, (), cache_modifier, eviction_policy)
         ptr = _as_tensor(ptr)
         if not ptr.type.scalar.is_ptr():
@@ -906,8 +906,8 @@ class Semantic(DescriptorSemantic):
     def atomic_load(self, ptr, mask=None, sem=None, scope=None) -> tensor:
         """A load that other programs' writes reach: a volatile load (never moved out of a loop; on MTIA
         the control core meets the clock before a scalar one), masked-off elements 0."""
-        if _unwrap(sem) not in (None, "acquire", "relaxed"):
-            raise ValueError(f"atomic_load supports sem='acquire' or 'relaxed', got {_unwrap(sem)!r}")
+        if unwrap(sem) not in (None, "acquire", "relaxed"):
+            raise ValueError(f"atomic_load supports sem='acquire' or 'relaxed', got {unwrap(sem)!r}")
         _scope_str(scope)
         ptr = _as_tensor(ptr)
         if not ptr.type.scalar.is_ptr():
@@ -917,8 +917,8 @@ class Semantic(DescriptorSemantic):
     def atomic_store(self, ptr, val, mask=None, sem=None, scope=None) -> None:
         """A store as one atomic exchange per element (in order with the program's other memory
         commands), of the value's bits as an integer of its width."""
-        if _unwrap(sem) not in (None, "release", "relaxed"):
-            raise ValueError(f"atomic_store supports sem='release' or 'relaxed', got {_unwrap(sem)!r}")
+        if unwrap(sem) not in (None, "release", "relaxed"):
+            raise ValueError(f"atomic_store supports sem='release' or 'relaxed', got {unwrap(sem)!r}")
         scope = _scope_str(scope)
         ptr = _as_tensor(ptr)
         if not ptr.type.scalar.is_ptr():
@@ -954,7 +954,7 @@ class Semantic(DescriptorSemantic):
     def dot(self, a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
             out_dtype=T.f32) -> tensor:
         a, b = _as_tensor(a), _as_tensor(b)
-        out_dtype = _unwrap(out_dtype) or T.f32
+        out_dtype = unwrap(out_dtype) or T.f32
         sa, sb = _shape(a), _shape(b)
         if len(sa) != len(sb) or len(sa) not in (2, 3):
             raise ValueError(f"Both inputs must be either 2D or 3D; (lhs: {list(sa)} vs rhs: {list(sb)})")
@@ -990,14 +990,14 @@ class Semantic(DescriptorSemantic):
             acc = _as_tensor(acc)
             if _shape(acc) != out_shape:
                 raise ValueError(f"acc shape {list(_shape(acc))} does not match the dot result shape {list(out_shape)}")
-        prec = _unwrap(input_precision)
-        if prec is None and _unwrap(allow_tf32) is not None:
-            prec = "tf32" if _unwrap(allow_tf32) else "ieee"
+        prec = unwrap(input_precision)
+        if prec is None and unwrap(allow_tf32) is not None:
+            prec = "tf32" if unwrap(allow_tf32) else "ieee"
         if prec not in (None, "ieee", "tf32", "tf32x3", "bf16x3", "hf32"):
             raise ValueError(f"input_precision must be one of ieee, tf32, tf32x3, bf16x3, got {prec!r}")
         attrs = {"input_precision": prec or "ieee"}
-        if _unwrap(max_num_imprecise_acc) is not None:
-            attrs["max_num_imprecise_acc"] = int(_unwrap(max_num_imprecise_acc))
+        if unwrap(max_num_imprecise_acc) is not None:
+            attrs["max_num_imprecise_acc"] = int(unwrap(max_num_imprecise_acc))
         return self._op(Op.DOT, [a, b, acc], acc.type, attrs)
 
     # --- reductions and scans -----------------------------------------------------------------
@@ -1005,7 +1005,7 @@ class Semantic(DescriptorSemantic):
         """Reduce `inputs` together along `axis` (None: all elements). `combine(lhs, rhs)` gets two
         lists of scalar tensors and returns a list of combined scalar tensors."""
         inputs = [_as_tensor(self.to_tensor(x)) for x in inputs]
-        axis = _unwrap(axis)
+        axis = unwrap(axis)
         orig_rank = len(_shape(inputs[0]))
         if axis is None:
             inputs = [self.reshape(x, (x.type.numel,)) if len(_shape(x)) != 1 else x for x in inputs]
@@ -1029,7 +1029,7 @@ class Semantic(DescriptorSemantic):
                            {"axis": axis}, regions=[Region([block])])
         outs = [tensor(r, r.type) for r in op.results]
         if keep_dims:
-            if _unwrap(keep_dims) and orig_rank != len(shape):   # axis=None on a N-d tensor
+            if unwrap(keep_dims) and orig_rank != len(shape):   # axis=None on a N-d tensor
                 outs = [self.reshape(self.splat(o, (1,)) if not o.type.is_block() else o, (1,) * orig_rank)
                         for o in outs]
             else:
@@ -1038,7 +1038,7 @@ class Semantic(DescriptorSemantic):
 
     def scan(self, inputs: Sequence[tensor], axis, combine, reverse=False) -> list[tensor]:
         inputs = [_as_tensor(self.to_tensor(x)) for x in inputs]
-        axis = _unwrap(axis)
+        axis = unwrap(axis)
         shape = _shape(inputs[0])
         if not shape:
             raise ValueError("cannot scan a scalar")
@@ -1054,13 +1054,13 @@ class Semantic(DescriptorSemantic):
             res = [self.cast(self.to_tensor(r), t) for r, t in zip(res, scalars)]
             self.b.create(Op.SCAN_RETURN, [r.handle for r in res], [])
         op = self.b.create(Op.SCAN, [x.handle for x in inputs], [x.type for x in inputs],
-                           {"axis": axis, "reverse": bool(_unwrap(reverse))}, regions=[Region([block])])
+                           {"axis": axis, "reverse": bool(unwrap(reverse))}, regions=[Region([block])])
         return [tensor(r, r.type) for r in op.results]
 
     # --- gather and histogram -----------------------------------------------------------------
     def gather(self, src, index, axis) -> tensor:
         src, index = _as_tensor(self.to_tensor(src)), _as_tensor(self.to_tensor(index))
-        axis = _unwrap(axis)
+        axis = unwrap(axis)
         if not index.type.scalar.is_int():
             raise TypeError(f"index must be an integer tensor, got {index.type.scalar}")
         rank = len(_shape(src))
@@ -1079,7 +1079,7 @@ class Semantic(DescriptorSemantic):
 
     def histogram(self, x, num_bins, mask=None) -> tensor:
         x = _as_tensor(self.to_tensor(x))
-        num_bins = _unwrap(num_bins)
+        num_bins = unwrap(num_bins)
         if len(_shape(x)) != 1:
             raise ValueError(f"histogram only supports 1D input, got shape {list(_shape(x))}")
         if not x.type.scalar.is_int():
@@ -1119,8 +1119,8 @@ class Semantic(DescriptorSemantic):
 
     def set_hint(self, x, attr: str, values) -> tensor:
         x = _as_tensor(x)
-        values = _unwrap(values)
-        vals = [int(_unwrap(v)) for v in values] if isinstance(values, (list, tuple)) else [int(values)]
+        values = unwrap(values)
+        vals = [int(unwrap(v)) for v in values] if isinstance(values, (list, tuple)) else [int(values)]
         if len(vals) != max(1, len(_shape(x))):
             raise ValueError(f"{attr}: expected {max(1, len(_shape(x)))} values, got {len(vals)}")
         owner = x.handle.owner
@@ -1139,7 +1139,7 @@ class Semantic(DescriptorSemantic):
 
     def re_reduce(self, x, op="sum") -> tensor:
         x = _as_tensor(self.to_tensor(x))
-        op = _unwrap(op)
+        op = unwrap(op)
         if op not in ("sum", "max", "min"):
             raise ValueError(f"re_reduce op must be 'sum', 'max' or 'min', got {op!r}")
         return self._op(Op.RE_REDUCE, [x], x.type, {"op": op})
@@ -1154,7 +1154,7 @@ class _Typed:
 
 
 def _as_tensor(x) -> tensor:
-    x = _unwrap(x)
+    x = unwrap(x)
     if not isinstance(x, tensor):
         raise TypeError(f"expected a tensor, got {type(x).__name__} {x!r}")
     return x
@@ -1193,14 +1193,14 @@ def _normalize_constant(value, ty: T.ScalarType):
 
 
 def _sem_str(sem) -> str:
-    sem = _unwrap(sem) or "acq_rel"
+    sem = unwrap(sem) or "acq_rel"
     if sem not in ("acquire", "release", "acq_rel", "relaxed"):
         raise ValueError(f"Memory semantic {sem} not supported")
     return sem
 
 
 def _scope_str(scope) -> str:
-    scope = _unwrap(scope) or "gpu"
+    scope = unwrap(scope) or "gpu"
     if scope not in ("gpu", "cta", "sys"):
         raise ValueError(f"Memory scope {scope} not supported")
     return scope

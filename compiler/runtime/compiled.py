@@ -15,11 +15,28 @@ from typing import Callable
 from ..ir.core import Module
 
 _STAGE_PRODUCERS: dict[str, Callable[["CompiledKernel"], object]] = {}
+# stages whose names only a backend knows, added when a stage is first looked up or listed: so that
+# `import compiler` does not load the backend to learn them
+_STAGE_SOURCES: list[Callable[[], dict]] = []
 
 
 def register_stage(name: str, producer: Callable[["CompiledKernel"], object]) -> None:
     """Add a stage every compiled kernel exposes in `.asm[name]`, computed by `producer(compiled)`."""
     _STAGE_PRODUCERS[name] = producer
+
+
+def register_stages(source: Callable[[], dict]) -> None:
+    """Add the stages `source()` returns ({name: producer}), asking it only when stages are first read."""
+    _STAGE_SOURCES.append(source)
+
+
+def _producers() -> dict:
+    """Every stage producer, the registered sources' asked first (a source that fails is asked again)."""
+    while _STAGE_SOURCES:
+        for name, producer in _STAGE_SOURCES[0]().items():
+            _STAGE_PRODUCERS.setdefault(name, producer)
+        _STAGE_SOURCES.pop(0)
+    return _STAGE_PRODUCERS
 
 
 def unregister_stage(name: str) -> None:
@@ -40,14 +57,14 @@ class Stages(Mapping):
     def __getitem__(self, name: str):
         name = TRITON_STAGE_NAMES.get(name, name) if name not in self._texts else name
         if name not in self._texts:
-            if name not in _STAGE_PRODUCERS:
+            if name not in _producers():
                 raise KeyError(f"no stage {name!r}; available: {', '.join(self)}")
             self._texts[name] = _STAGE_PRODUCERS[name](self._owner)
         return self._texts[name]
 
     def __iter__(self):
         yield from self._texts
-        yield from (k for k in _STAGE_PRODUCERS if k not in self._texts)
+        yield from (k for k in _producers() if k not in self._texts)
 
     def __len__(self) -> int:
         return len(list(iter(self)))
@@ -66,6 +83,16 @@ class KernelMetadata(dict):
 
 
 @dataclass(eq=False)
+class MtiaPrograms:
+    """The MTIA backend's output for one compiled kernel, kept with the kernel so that a second launch with
+    the same specialisation compiles nothing (filled by compiler/backend/launch/specialize.py)."""
+    programs: dict = field(default_factory=dict)     # (config JSON, num_stages, switches off) -> (program, stages)
+    modules: dict = field(default_factory=dict)      # the same key -> the module the backend's passes left
+    broadcast: dict = field(default_factory=dict)    # (id of a program, the broadcast groups chosen) -> its program
+    compiles: int = 0                                # backend compiles so far (tests count recompiles with it)
+
+
+@dataclass(eq=False)
 class CompiledKernel:
     """One specialisation of a @jit function, compiled to IR."""
     name: str
@@ -78,6 +105,7 @@ class CompiledKernel:
     stage_texts: dict = field(default_factory=dict)
     metadata: dict = field(default_factory=KernelMetadata)   # free space for backends (resource use, ...)
     jit_function: object = field(default=None, repr=False)   # the @jit function it came from
+    mtia: MtiaPrograms = field(default_factory=MtiaPrograms, repr=False)   # the MTIA backend's programs of it
 
     def __post_init__(self):
         self.asm = Stages(self, self.stage_texts)

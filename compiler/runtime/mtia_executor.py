@@ -10,7 +10,6 @@ second launch with the same specialisation does not compile again.
 """
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, field
 
@@ -19,8 +18,13 @@ from simulator.errors import SanitizerError, SimError
 from simulator.errors import StepLimitError as SimStepLimitError
 from simulator.launch import check_cooperative_grid, check_programs
 
-from ..errors import DeviceAssertionError, KernelRuntimeError, OutOfBoundsError, StepLimitError
-from .compiled import register_stage
+from ..errors import (
+    DeviceAssertionError,
+    KernelRuntimeError,
+    OutOfBoundsError,
+    StepLimitError,
+)
+from .compiled import register_stages
 from .executor import KernelArgs, LaunchOptions, RunRecord, register_executor
 from .memory import PointerArg
 
@@ -65,7 +69,7 @@ class MtiaRunRecord(RunRecord):
     utilization: dict = field(default_factory=dict)
     report: object = field(default=None, repr=False)
     broadcast_reads: dict = field(default_factory=dict)    # kernel line of each broadcast load -> its Group
-                                                           # (compiler/backend/broadcast.py: size, column)
+                                                           # (compiler/backend/launch/broadcast.py: size, column)
     # switches the launch turned off itself: ("index_windows",) where a window would leave its array
     switched_off: tuple = ()
 
@@ -74,75 +78,11 @@ class MtiaRunRecord(RunRecord):
 
 
 def mtia_program(compiled, cfg, num_stages: int = 3, options=None):
-    """The MTIA program of a compiled kernel for `cfg` and its IR stages (compiled once, then cached on
-    the kernel); `options`: the backend's switches (a BackendOptions or a dict of them,
-    compiler/backend/options.py). Broadcast reads are a launch's choice (`launch_program`)."""
-    return _compiled(compiled, cfg, num_stages, options)[:2]
-
-
-def _compiled(compiled, cfg, num_stages: int, options):
-    """(program, stages, the module after the backend's passes), cached per config, stages and switches."""
-    from ..backend.options import BackendOptions
-    options = BackendOptions.of(options)
-    cache = compiled.__dict__.setdefault("_mtia_cache", {})           # key -> (program, stages)
-    modules = compiled.__dict__.setdefault("_mtia_modules", {})       # key -> the module the passes left
-    key = (cfg.model_dump_json(), num_stages, options.off())
-    hit = cache.get(key)
-    if hit is None:
-        from ..backend.pipeline import compile_to_mtia
-        frontend_compile = importlib.import_module(".compile", __package__)   # (`compile` is also a function here)
-        module = modules[key] = compiled.module.clone()            # the backend rewrites its own copy
-        meta = {"source": compiled.file, "constexprs": {k: repr(v) for k, v in compiled.constexprs.items()}}
-        if options.off():
-            meta["switched_off"] = list(options.off())
-        hit = cache[key] = compile_to_mtia(module, cfg, num_stages, meta, options, frontend_compile.CHECK_ROUNDTRIP)
-        compiled.__dict__["mtia_compiles"] = compiled.__dict__.get("mtia_compiles", 0) + 1
-    return (*hit, modules[key])
-
-
-def launch_program(compiled, cfg, grid: tuple, args: KernelArgs, options: LaunchOptions):
-    """(program, broadcasts, switched_off) of one launch. A window box that could read outside its array
-    in this launch makes it take the program without windows (compiler/backend/window_bounds.py). With
-    the `broadcast_reads` switch on, the box loads that the programs running together read alike become
-    broadcast reads (compiler/backend/broadcast.py); `broadcasts` maps each one's kernel line to its
-    Group (size, and whether it runs down a grid column); `switched_off` names the switches the launch turned off itself."""
-    from dataclasses import replace
-
-    from ..backend import broadcast, defer_store, window_bounds
-    from ..backend.options import BackendOptions
-    from ..backend.pipeline import emit_program
-    switches = BackendOptions.of(options.extra.get("mtia_options"))
-    prog, _, module = _compiled(compiled, cfg, options.num_stages, switches)
-    func = module.functions[0]
-    values = [v.address if isinstance(v, PointerArg) else v for v in args.values]
-    buffers = [v.buffer if isinstance(v, PointerArg) else None for v in args.values]
-    off = ()
-    if not window_bounds.inside(func, grid, values, buffers, options.pe_mapping, cfg.num_pes):   # (True: no windows)
-        switches, off = replace(switches, index_windows=False), ("index_windows",)
-        prog, _, module = _compiled(compiled, cfg, options.num_stages, switches)
-        func = module.functions[0]
-    if switches.defer_stores and prog.meta.get("persistent") and not defer_store.safe(func, buffers):
-        switches, off = replace(switches, defer_stores=False), off + ("defer_stores",)
-        prog, _, module = _compiled(compiled, cfg, options.num_stages, switches)
-        func = module.functions[0]
-    if not switches.broadcast_reads:
-        return prog, {}, off
-    chosen = broadcast.plan(func, grid, values, buffers, options.pe_mapping, cfg.num_pes, cfg.grid.cols)
-    if not chosen:
-        return prog, {}, off
-    cache = compiled.__dict__.setdefault("_mtia_broadcast", {})
-    key = (id(prog), tuple(sorted(chosen.items())))
-    hit = cache.get(key)
-    if hit is None:
-        copy = module.clone()
-        loads = broadcast.box_loads(copy.functions[0])
-        for i, group in chosen.items():
-            loads[i].attrs["bcast"] = group.size
-            if group.column:
-                loads[i].attrs["bcast_col"] = 1
-        hit = cache[key] = emit_program(copy, cfg, dict(prog.meta, broadcast_reads=len(chosen)), switches)[0]
-    loads = broadcast.box_loads(func)
-    return hit, {(loads[i].loc.line if loads[i].loc else i): group for i, group in chosen.items()}, off
+    """The MTIA program of a compiled kernel for `cfg` and its IR stages, as the backend compiles and keeps
+    it (compiler/backend/launch/specialize.py; imported there when first asked, as `import compiler` does
+    not load the backend)."""
+    from ..backend.launch.specialize import mtia_program as compiled_program
+    return compiled_program(compiled, cfg, num_stages, options)
 
 
 class MtiaExecutor:
@@ -160,13 +100,15 @@ class MtiaExecutor:
         cfg = machine.cfg
         check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, cfg.num_pes)
         check_programs(grid, options.extra.get("max_programs"))     # before any planning over the programs
-        prog, broadcasts, switched_off = launch_program(compiled, cfg, grid, args, options)
-        from ..backend import i32_crossings
-        try:            # an i32 block one box moves wrong in this launch: refused (backend/i32_crossings.py)
-            i32_crossings.check(prog.meta.get("i32_crossings", ()), grid,
-                                [v.address if isinstance(v, PointerArg) else v for v in args.values])
+        from ..backend.launch.specialize import specialize
+        arg_values = [v.address if isinstance(v, PointerArg) else v for v in args.values]
+        arg_buffers = [v.buffer if isinstance(v, PointerArg) else None for v in args.values]
+        try:            # an i32 block one box moves wrong in this launch: refused (backend/launch/i32_crossings.py)
+            launched = specialize(compiled, cfg, grid, arg_values, arg_buffers, options.pe_mapping,
+                                  options.extra.get("mtia_options"), options.num_stages)
         except SimError as e:
             raise _user_error(e) from None
+        prog = launched.program
         values = {}
         for decl, v in zip(prog.args, args.values):
             values[decl.name] = v.address if isinstance(v, PointerArg) else v
@@ -190,7 +132,7 @@ class MtiaExecutor:
                              seconds=rep.seconds, wall_seconds=time.perf_counter() - start,
                              programs=grid[0] * grid[1] * grid[2], numerics=machine.numerics, config=cfg.name,
                              roofline=rep.roofline, utilization=rep.utilization, report=rep,
-                             broadcast_reads=broadcasts, switched_off=switched_off)
+                             broadcast_reads=launched.broadcasts, switched_off=launched.switched_off)
 
 
 register_executor("mtia", MtiaExecutor())
@@ -203,9 +145,14 @@ def _stage(name: str):
     return produce
 
 
-# compiled.asm["mtia-asm"], ["cpp"], ["llvm"], ["json"], and the IR after each backend pass ["mtia.<pass>"],
-# produced on first access for the current hardware config
-for _name in ("mtia-asm", "cpp", "llvm", "json", "mtia.expand-combine", "mtia.scalarize-iter-args",
-              "mtia.carry-row-offsets", "mtia.lower-memory", "mtia.select-boxes", "mtia.materialize-pointers", "mtia.licm", "mtia.coalesce-k",
-              "mtia.map-engines", "mtia.bufferize", "mtia.allocate-ls"):
-    register_stage(_name, _stage(_name))
+def _mtia_stages() -> dict:
+    """compiled.asm["mtia-asm"], ["cpp"], ["llvm"], ["json"], and the IR after each backend pass
+    ["mtia.<pass>"] (the names the pipeline gives them, compiler/backend/pipeline.py), produced on first
+    access for the current hardware config."""
+    from simulator import get_config
+
+    from ..backend.pipeline import stage_names
+    return {name: _stage(name) for name in stage_names(get_config())}
+
+
+register_stages(_mtia_stages)

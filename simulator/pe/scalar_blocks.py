@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from isa import scalar as riscv
 
-from ..semantics.scalar import _EXT, _I, _R, wrap
+from ..semantics.scalar import EXTENSIONS, IMMEDIATE_OPS, REGISTER_OPS, wrap
 
 MIN_RUN = 2          # a single instruction gains nothing from a function of its own
 
@@ -45,7 +45,7 @@ _EXT_TEXT = {
     riscv.ZextB: "{a} & 0xFF", riscv.ZextH: "{a} & 0xFFFF", riscv.ZextW: "{a} & 0xFFFFFFFF",
 }
 
-PURE = frozenset((*_R, *_I, *_EXT, riscv.Li, riscv.Mv))
+PURE = frozenset((*REGISTER_OPS, *IMMEDIATE_OPS, *EXTENSIONS, riscv.Li, riscv.Mv))
 
 
 def _line(ins, ops: dict) -> str | None:
@@ -58,16 +58,16 @@ def _line(ins, ops: dict) -> str | None:
     a = f"x[{ins.rs1}]"
     if cls is riscv.Mv:
         return f"x[{ins.rd}] = {a}"
-    if cls in _EXT:
+    if cls in EXTENSIONS:
         return f"x[{ins.rd}] = {_EXT_TEXT[cls].format(a=a)}"
-    if cls in _I:
+    if cls in IMMEDIATE_OPS:
         text = _I_TEXT[cls].format(a=a, i=ins.imm, s=ins.imm & 63, u=ins.imm & ((1 << 64) - 1))
         return f"x[{ins.rd}] = {_W.format(text)}"
     b = f"x[{ins.rs2}]"
     text = _R_TEXT.get(cls)
     if text is None:                                  # div, rem, mulh: the semantics' own function
         name = f"op_{cls.__name__}"
-        ops[name] = _R[cls]
+        ops[name] = REGISTER_OPS[cls]
         text = f"{name}({a}, {b})"
     else:
         text = text.format(a=a, b=b)

@@ -38,7 +38,9 @@ def _tdiv(a: int, b: int) -> int:
     return q if (a < 0) == (b < 0) else -q
 
 
-_R = {
+# each scalar op's value from its operands (shared with the scalar block compiler, pe/scalar_blocks.py):
+# register-register ops, register-immediate ops and the sign and zero extensions
+REGISTER_OPS = {
     riscv.Add: lambda a, b: a + b, riscv.Sub: lambda a, b: a - b, riscv.Mul: lambda a, b: a * b,
     riscv.Mulh: lambda a, b: (a * b) >> 64, riscv.Mulhu: lambda a, b: (u64(a) * u64(b)) >> 64,
     riscv.Div: lambda a, b: -1 if b == 0 else _tdiv(a, b),
@@ -50,24 +52,24 @@ _R = {
     riscv.Slt: lambda a, b: int(a < b), riscv.Sltu: lambda a, b: int(u64(a) < u64(b)),
     riscv.Min: min, riscv.Max: max,
 }
-_I = {
+IMMEDIATE_OPS = {
     riscv.Addi: lambda a, i: a + i, riscv.Andi: lambda a, i: a & i, riscv.Ori: lambda a, i: a | i,
     riscv.Xori: lambda a, i: a ^ i, riscv.Slli: lambda a, i: a << (i & 63), riscv.Srli: lambda a, i: u64(a) >> (i & 63),
     riscv.Srai: lambda a, i: a >> (i & 63), riscv.Slti: lambda a, i: int(a < i), riscv.Sltiu: lambda a, i: int(u64(a) < u64(i)),
 }
 
 
-@semantics(*_R)
+@semantics(*REGISTER_OPS)
 def rtype(core, ins):
     if ins.rd:
         x = core.x
-        core.x[ins.rd] = wrap(_R[type(ins)](x[ins.rs1], x[ins.rs2]))
+        core.x[ins.rd] = wrap(REGISTER_OPS[type(ins)](x[ins.rs1], x[ins.rs2]))
 
 
-@semantics(*_I)
+@semantics(*IMMEDIATE_OPS)
 def itype(core, ins):
     if ins.rd:
-        core.x[ins.rd] = wrap(_I[type(ins)](core.x[ins.rs1], ins.imm))
+        core.x[ins.rd] = wrap(IMMEDIATE_OPS[type(ins)](core.x[ins.rs1], ins.imm))
 
 
 @semantics(riscv.Li)
@@ -89,14 +91,14 @@ def _sext(bits):
     return f
 
 
-_EXT = {riscv.SextB: _sext(8), riscv.SextH: _sext(16), riscv.SextW: _sext(32),
-        riscv.ZextB: lambda v: v & 0xFF, riscv.ZextH: lambda v: v & 0xFFFF, riscv.ZextW: lambda v: v & 0xFFFFFFFF}
+EXTENSIONS = {riscv.SextB: _sext(8), riscv.SextH: _sext(16), riscv.SextW: _sext(32),
+              riscv.ZextB: lambda v: v & 0xFF, riscv.ZextH: lambda v: v & 0xFFFF, riscv.ZextW: lambda v: v & 0xFFFFFFFF}
 
 
-@semantics(*_EXT)
+@semantics(*EXTENSIONS)
 def extend(core, ins):
     if ins.rd:
-        core.x[ins.rd] = _EXT[type(ins)](core.x[ins.rs1])
+        core.x[ins.rd] = EXTENSIONS[type(ins)](core.x[ins.rs1])
 
 
 _B = {

@@ -27,7 +27,7 @@ def _skip(g, op) -> dict:
 
 
 def _bcast(op) -> dict:
-    """A broadcast read's fields (compiler/backend/broadcast.py chose its group at launch)."""
+    """A broadcast read's fields (compiler/backend/launch/broadcast.py chose its group at launch)."""
     return {k: op.attrs[k] for k in ("bcast", "bcast_col") if op.attrs.get(k)}
 
 

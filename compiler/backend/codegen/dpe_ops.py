@@ -6,7 +6,7 @@ from isa import dpe, se
 from isa.types import Tile
 
 from ...ir import Op
-from ..plan import Uniform
+from ..analysis.plan import Uniform
 
 
 def _dot(g, op) -> None:

@@ -18,8 +18,8 @@ from ...ir import Op
 from ...ir.core import Block, Operation, Value
 from ...ir.types import f64, i1, u64
 from .. import dialect as mtia
+from ..analysis.plan import Plan, TileLoc, Uniform, dtype_of
 from ..passes.util import error_at
-from ..plan import Plan, TileLoc, Uniform, dtype_of
 from ..target import Target
 from . import cpp, dma_ops, dpe_ops, llvm, mlu_ops, re_ops, rvv_ops, scalar_ops, se_ops
 from .emitter import Emitter, Proto, VReg

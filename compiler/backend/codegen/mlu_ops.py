@@ -6,7 +6,7 @@ from isa import mlu
 from isa.types import Tile
 
 from ...ir import Op
-from ..plan import tile_shape
+from ..analysis.plan import tile_shape
 
 
 def _broadcast(g, op) -> None:

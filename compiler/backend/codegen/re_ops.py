@@ -9,8 +9,8 @@ from isa import se, sync
 from isa.types import Tile
 
 from ...ir import Op
-from ..plan import Uniform
-from ..re_combine import RE_SCANS, re_combine
+from ..analysis.plan import Uniform
+from ..analysis.re_combine import RE_SCANS, re_combine
 
 
 def _reduce(g, op) -> None:

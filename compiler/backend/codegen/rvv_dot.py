@@ -19,7 +19,7 @@ from isa import vector
 from isa.types import Tile, itemsize
 
 from ...ir.core import Operation, Value
-from ..plan import TileLoc, Uniform
+from ..analysis.plan import TileLoc, Uniform
 
 _ACC, _B, _C = 24, 8, 16  # LMUL=8 register groups: the accumulator, a strip of b, a strip of c
 

@@ -15,7 +15,7 @@ from isa.types import Tile, itemsize
 
 from ...ir import Op
 from ...ir.core import Operation
-from ..plan import TileLoc, Uniform
+from ..analysis.plan import TileLoc, Uniform
 from ..target import RVV_OPS
 from . import rvv_dot
 

@@ -11,7 +11,7 @@ from isa.types import Tile
 
 from ...ir import Op
 from .. import dialect as mtia
-from ..plan import TileLoc, dtype_of
+from ..analysis.plan import TileLoc, dtype_of
 from .emitter import VReg
 
 UNARY = {Op.NEGF: se.SeNeg, Op.EXP: se.SeExp, Op.EXP2: se.SeExp2, Op.LOG: se.SeLog, Op.LOG2: se.SeLog2,

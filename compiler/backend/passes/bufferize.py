@@ -13,7 +13,7 @@ following the `engine` map-engines gave its op:
   pushed into the next slot and the old one popped by its last reader in the body, so no copy is
   made at the yield (`min_slots = 2` on its declaration).
 Each storage is popped by its last reader in the block that defines it, or by a `cb.pop` after
-the loop or `if` that reads it last. The plan is written into the IR (`plan.py` says how: storage
+the loop or `if` that reads it last. The plan is written into the IR (`analysis/plan.py` says how: storage
 declarations, tiles, in-place marks, pops), where allocate-ls and codegen read it.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import ClassVar
 from ...ir import Op
 from ...ir.core import Block, Operation, Value
 from .. import dialect as mtia
-from ..plan import (
+from ..analysis.plan import (
     Plan,
     Storage,
     TileLoc,
@@ -91,7 +91,7 @@ def _own_constant_inits(func: Operation) -> None:
 
 
 def _write(func: Operation, plan: Plan) -> None:
-    """The plan into the IR (plan.py says how it reads): storage declarations, then the ops' tiles,
+    """The plan into the IR (analysis/plan.py says how it reads): storage declarations, then the ops' tiles,
     in-place marks, pops, scratch slots and carried storages."""
     for st in reversed(plan.storages):
         attrs = {"id": st.id, "name": st.name, "bytes": st.nbytes, "producer": st.producer, "depth": st.loop_depth}

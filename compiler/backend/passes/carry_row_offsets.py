@@ -2,7 +2,7 @@
 the loop) as its rows' offsets: an [N, 1] i64 block instead of the [N, M] block of addresses.
 
 The pointer block is rebuilt in the loop as `init + broadcast(offsets)`, which the memory lowering
-reads as rows picked by an index block (backend/rows.py: a `dma.rows` per load, its index the
+reads as rows picked by an index block (backend/analysis/rows.py: a `dma.rows` per load, its index the
 offsets plus the rows' own steps), where the carried block would have been a materialised address
 tile and an element-wise gather. Uniform steps (`a_ptrs += BK`) are scalarize-iter-args' and are
 carried as scalars before this pass runs; this one takes what is left whose step varies only down

@@ -39,11 +39,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...ir import Builder, Op
-from ...ir.core import Operation, Value, _is_inside
+from ...ir.core import Operation, Value, is_inside
 from ...ir.ops import OP_DEFS
 from ...ir.types import BlockType, i1, i64
 from .. import dialect as mtia
-from ..affine import ZERO, Poly
+from ..analysis.affine import ZERO, Poly
 from ..target import unit_of
 from .util import constant_value
 
@@ -209,7 +209,7 @@ class _Match:
             s = self.stepping(j - 1)
             return None if s is None else _expand(s[0].operands[s[1]])
         if op.parent is not body:
-            return ZERO if not _is_inside(op, self.loop) else None
+            return ZERO if not is_inside(op, self.loop) else None
         if op.name == Op.CONSTANT:
             return ZERO
         ds = [self.delta(x) for x in op.operands]

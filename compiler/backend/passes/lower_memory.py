@@ -7,7 +7,7 @@ scalar code. A dimension whose index wraps (`% M`) or is clamped (`tl.where(offs
 stays a box: the op names the remap (attrs remap, remap_dim) and takes its start, bound (and
 fill) as scalars, and the DMA walks that dimension in its contiguous parts. Dimensions along which the address does not move are loaded once and broadcast in the
 local store. A load through checked indices that stay inside a small window of each row (Inductor's
-`z[:, li, lj]`, `compiler/backend/windows.py`) becomes a box of the windows and a `tt.gather` in the
+`z[:, li, lj]`, `compiler/backend/analysis/windows.py`) becomes a box of the windows and a `tt.gather` in the
 local store. Anything else (data-dependent offsets, masks that are not boxes, atomics) becomes an
 element-wise `mtia.gather` / `mtia.scatter` / `mtia.atomic` on integer offsets from a root pointer.
 Scalar (0-d) loads and stores stay as they are for the control core.
@@ -22,9 +22,9 @@ from ...ir import Builder, Op
 from ...ir.core import Operation, Value
 from ...ir.types import BlockType, i1, i8, i16, i32, i64, u8, u16, u32, u64
 from .. import dialect as mtia
-from .. import rows, windows
-from ..affine import Affine, Poly, Quotient, Wrapped, analyze
-from ..masks import BoxMask, analyze_mask
+from ..analysis import rows, windows
+from ..analysis.affine import Affine, Poly, Quotient, Wrapped, analyze
+from ..analysis.masks import BoxMask, analyze_mask
 from .util import constant_value, erase_dead, error_at
 
 
@@ -35,7 +35,7 @@ class LowerMemory:
     (compiler/backend/options.py): `remap_boxes` off makes wrapped and clamped rows gathers, `mask_boxes`
     off makes every masked access a gather or scatter under its mask, `index_windows` off makes loads
     through checked indices element-wise gathers, not windows, `row_loads` off makes rows picked by
-    an index block (rows.py) element-wise gathers."""
+    an index block (analysis/rows.py) element-wise gathers."""
     align_bytes: int
     remap_boxes: bool = True
     mask_boxes: bool = True
@@ -340,7 +340,7 @@ def _lower_load(op: Operation, lm: LowerMemory) -> None:
 
 
 def _rows_load(b: Builder, op: Operation, form: rows.Rows, pad) -> Value:
-    """Rows picked by an index block (rows.py): one row descriptor each. A column bound of at most 0
+    """Rows picked by an index block (analysis/rows.py): one row descriptor each. A column bound of at most 0
     reads no row (the DMA's valid_cols 0 means every column), so it joins the row mask."""
     ptr = offset_pointer(b, form.start.root, form.start.base)
     n = op.result.type.shape[0]
@@ -381,7 +381,7 @@ def _rows_load(b: Builder, op: Operation, form: rows.Rows, pad) -> Value:
 
 
 def _window_load(b: Builder, op: Operation, win, box: BoxMask, lm: LowerMemory) -> Value:
-    """An indirect load inside a window (windows.py): the box of the windows, then a gather along the
+    """An indirect load inside a window (analysis/windows.py): the box of the windows, then a gather along the
     window's axis by each offset's place in it; lanes the mask drops take `other` (0 without one)."""
     out_t = op.result.type
     aff, axis = win.affine, win.axis
@@ -454,8 +454,9 @@ def _lower_store(op: Operation, lm: LowerMemory) -> None:
     op.erase()
 
 
-_RMW = {"add": "add", "fadd": "add", "max": "max", "umax": "max", "min": "min", "umin": "min",
-        "xchg": "xchg", "and": "and", "or": "or", "xor": "xor"}
+# tt.atomic_rmw's operation -> the DMA's atomic kind (shared with materialize-pointers' scatters)
+RMW_KINDS = {"add": "add", "fadd": "add", "max": "max", "umax": "max", "min": "min", "umin": "min",
+             "xchg": "xchg", "and": "and", "or": "or", "xor": "xor"}
 
 
 def _scalar_to_block(b: Builder, v: Value) -> Value:
@@ -476,7 +477,7 @@ def _lower_atomic(op: Operation, lm: LowerMemory) -> None:
     else:
         val = _scalar_to_block(b, op.val)
         mask = op.mask
-        kind = _RMW[op.attrs["atomic_rmw_op"]]
+        kind = RMW_KINDS[op.attrs["atomic_rmw_op"]]
         aff, box = _box_form(ptr, mask, lm) if not scalar else (None, None)
         results = [val.type] if used else []
         if aff is not None and aff.root is not None and box is not None and aff.remap is None:

@@ -109,10 +109,10 @@ def _memory(b: Builder, op: Operation, pointee) -> None:
     elif name == Op.STORE:
         b.create(mtia.SCATTER, [null, offs, op.value] + ([op.mask] if op.mask is not None else []), [])
     elif name == Op.ATOMIC_RMW:
-        from .lower_memory import _RMW
+        from .lower_memory import RMW_KINDS
         used = bool(op.result.uses)          # no tile of old values nobody reads
         res = b.create(mtia.ATOMIC, [null, offs, op.val] + ([op.mask] if op.mask is not None else []),
-                       [op.result.type] if used else [], {"kind": _RMW[op.attrs["atomic_rmw_op"]]})
+                       [op.result.type] if used else [], {"kind": RMW_KINDS[op.attrs["atomic_rmw_op"]]})
         if used:
             op.result.replace_all_uses_with(res.results[0])
     else:

@@ -15,7 +15,7 @@ from typing import ClassVar
 from ...ir import Builder, Op
 from ...ir.core import Operation, Value
 from ...ir.types import BlockType, i1, i32, i64
-from ..affine import Affine, analyze
+from ..analysis.affine import Affine, analyze
 from .lower_memory import index_block, materialize, offset_pointer
 
 

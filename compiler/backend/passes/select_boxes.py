@@ -1,7 +1,7 @@
 """tl.where under a box mask -> mtia.select_box: `tl.where(offs < n, x, 0)` keeps the first n elements of
 x, and needs no mask tile to say so.
 
-A select whose condition is "the first valid_k indices of each dimension" (backend/masks.py: an
+A select whose condition is "the first valid_k indices of each dimension" (backend/analysis/masks.py: an
 `arange` plus scalars compared with a scalar bound, the ands and broadcasts of such compares) becomes
 one SE command whose valid extents scalar code computes, as a masked load's box gets them. The SE
 then neither builds the index block nor compares it, and no mask tile holds the answer: for a
@@ -18,7 +18,7 @@ from ...ir import Builder, Op
 from ...ir.core import Operation
 from ...ir.types import PointerType
 from .. import dialect as mtia
-from ..masks import analyze_mask
+from ..analysis.masks import analyze_mask
 from .lower_memory import box_valid
 from .util import erase_dead
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ...ir import Op
 from ...ir.core import Operation
 from .. import dialect as mtia
-from ..plan import TileLoc, read_plan
+from ..analysis.plan import TileLoc, read_plan
 
 _ID_LISTS = ("pops", "pop_after", "temps", "widen", "carried")     # op attributes that name storages
 

@@ -5,11 +5,12 @@ it: with start = 2**31 - 8 its last 8 elements are -2**31 + 0..7. Where such a b
 cast, a compare for a mask, a division, a pointer offset), a DMA box takes its elements as base + i *
 stride, which is right only where no element crosses the range. The affine analysis checks that for
 constant bases and strides (affine._observed: such a block is no box); one with a run-time base or
-stride it takes as a box and records (affine.watch_crossings). Its polynomials are kept here over what a
-launch knows (arguments, program ids over the grid, loop variables between their bounds) and bounded
-at launch: where some program's block may cross, the MTIA launch refuses with an error at the kernel
-line, as the box would move the wrong elements; the interpreter runs it. Nothing is added to the program,
-so kernels that never wrap keep their cycles.
+stride it takes as a box and records (affine.watch_crossings). Its polynomials are kept over what a
+launch knows (arguments, program ids over the grid, loop variables between their bounds: the guards
+analysis/i32_guards.py records, carried in the program's meta) and bounded here, at launch: where some
+program's block may cross, the MTIA launch refuses with an error at the kernel line, as the box would
+move the wrong elements; the interpreter runs it. Nothing is added to the program, so kernels that never
+wrap keep their cycles.
 
 Known gap: a block whose base depends on a value a launch cannot bound (a loaded scalar, a loop-carried
 value, a loop whose bounds are such values) is not checked.
@@ -18,74 +19,9 @@ from __future__ import annotations
 
 import linecache
 
-from ..ir import Op
-from ..ir.core import BlockArgument
-from . import affine
-from .affine import Poly, Quotient, Wrapped
+from ...ir import Op
+from ..analysis.affine import int_limits
 
-
-class _Unbounded(Exception):
-    """A scalar whose range a launch cannot tell."""
-
-
-def watch(out: list):
-    """affine.watch_crossings' record: adds to `out` the JSON-able check of each block, [file, line, col,
-    bits, signed, base, strides, shape] (polys as [[coefficient, atom, ...], ...]), once per block and
-    line; a block over a scalar a launch cannot bound is left out (module docstring). Encoded as the
-    analysis meets it, while the loops and arguments its polys name are those of the module."""
-    def record(v, a, bits: int, signed: bool) -> None:
-        try:
-            base, strides = _poly(a.base), [_poly(s) for s in a.strides]
-        except _Unbounded:
-            return
-        loc = getattr(v.owner, "loc", None)
-        g = [loc.file if loc else None, loc.line if loc else 0, loc.col if loc else 0, bits, int(signed), base,
-             strides, list(a.shape)]
-        if g not in out:
-            out.append(g)
-    return affine.watch_crossings(record)
-
-
-def _poly(p: Poly) -> list:
-    return [[c, *(_atom(x) for x in mono)] for mono, c in p.terms]
-
-
-def _atom(x) -> list:
-    if isinstance(x, Wrapped):
-        return ["w", x.bits, int(x.signed), _poly(x.value)]
-    if isinstance(x, Quotient):
-        return ["q", x.divisor, int(x.remainder), _poly(x.start)]
-    if isinstance(x, BlockArgument):
-        owner = x.block.parent_op
-        if owner is not None and owner.name == Op.FUNC:
-            return ["a", x.index]
-        if owner is not None and owner.name == Op.FOR and x.index == 0:     # the induction variable
-            return ["for", *(_scalar(v) for v in owner.operands[:3])]
-        raise _Unbounded
-    op = x.owner
-    if op.name in (Op.GET_PROGRAM_ID, Op.GET_NUM_PROGRAMS):
-        return ["p" if op.name == Op.GET_PROGRAM_ID else "n", int(op.attrs["axis"])]
-    t = x.type
-    if op.name == Op.CONSTANT and isinstance(op.attrs.get("value"), int):
-        return ["c", int(op.attrs["value"])]
-    if op.name in _SCALAR_OPS and t.is_int() and not t.is_block():      # scalar code: `pid * BLOCK`
-        return ["op", op.name, t.int_bitwidth, int(t.is_int_signed()), [_atom(v) for v in op.operands]]
-    raise _Unbounded
-
-
-_SCALAR_OPS = {Op.ADDI.value, Op.SUBI.value, Op.MULI.value, Op.SHLI.value, Op.DIVSI.value, Op.REMSI.value,
-               Op.MINSI.value, Op.MAXSI.value, Op.EXTSI.value, Op.TRUNCI.value}
-
-
-def _scalar(v) -> list:
-    with affine.watch_crossings(None):          # (a loop bound's own reads are not this block's)
-        a = affine.analyze(v)
-    if a is None or a.root is not None or a.shape:
-        raise _Unbounded
-    return _poly(a.base)
-
-
-# ---- at launch ----------------------------------------------------------------------------------------
 
 def _interval(p: list, env: tuple) -> tuple[int, int] | None:
     """[lo, hi] of the poly over every program of the launch; None where it is never computed (a loop
@@ -138,7 +74,7 @@ def _range(x: list, env: tuple) -> tuple[int, int] | None:
 def _wrap(r: tuple[int, int], bits: int, signed: bool) -> tuple[int, int]:
     """The range of the values of r wrapped to the integer type: r moved by whole periods where it
     lies in one, else the whole type."""
-    lo, hi = affine._limits(bits, signed)
+    lo, hi = int_limits(bits, signed)
     m = 1 << bits
     k = (r[0] - lo) // m
     return (r[0] - k * m, r[1] - k * m) if (r[1] - lo) // m == k else (lo, hi)
@@ -210,7 +146,7 @@ def _crossing(guard: list, env: tuple) -> tuple | None:
         return None
     lo = b[0] + sum(min(0, s[0] * (n - 1)) for s, n in zip(reach, shape))
     hi = b[1] + sum(max(0, s[1] * (n - 1)) for s, n in zip(reach, shape))
-    tlo, thi = affine._limits(bits, bool(signed))
+    tlo, thi = int_limits(bits, bool(signed))
     return None if tlo <= lo and hi <= thi else (b, lo, hi)
 
 
@@ -218,7 +154,7 @@ def _refuse(guard: list, found: tuple, pid, may: str = "") -> None:
     from simulator.errors import ProgramError
     file, line, col, bits, signed = guard[:5]
     b, lo, hi = found
-    thi = affine._limits(bits, bool(signed))[1]
+    thi = int_limits(bits, bool(signed))[1]
     edge = (f"2**{bits - 1}" if signed else f"2**{bits}") if hi > thi else (f"-2**{bits - 1}" if signed else "0")
     start = f"start {b[0]}" if b[0] == b[1] else f"start {b[0]}..{b[1]}"
     where = f"program {pid}: " if pid is not None else ""

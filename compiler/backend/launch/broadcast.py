@@ -37,10 +37,10 @@ import numpy as np
 
 from simulator.launch import map_programs
 
-from ..interpreter.ops import EVAL, np_type
-from ..ir.core import BlockArgument
-from ..ir.ops import Op
-from . import dialect as mtia
+from ...interpreter.ops import EVAL, np_type
+from ...ir.core import BlockArgument
+from ...ir.ops import Op
+from .. import dialect as mtia
 
 # scalar ops computed the same way on the same operands in every program
 _PURE_SCALAR = frozenset(n.value if hasattr(n, "value") else n for n in (
@@ -83,7 +83,7 @@ def plan(func, grid: tuple, args: list, buffers: list, mapping: str, num_pes: in
     n = int(grid[0]) * int(grid[1]) * int(grid[2])
     if n > PLAN_MAX_PROGRAMS:
         return {}
-    values = _evaluate_outside_loops(func, grid, args, n, num_pes, mapping)
+    values = evaluate_outside_loops(func, grid, args, n, num_pes, mapping)
     rows = num_pes // cols
     out: dict[int, Group] = {}
     for column, span in ((False, cols), (True, rows)):          # row groups first: a load keeps its row group
@@ -116,8 +116,8 @@ def _read_only_loads(func, buffers: list) -> dict[int, object]:
     ops = list(func.walk())
     if any(op.name in _SYNCHRONISING for op in ops):
         return {}
-    written = [_roots(op.operands[0]) for op in ops if op.name in _WRITES]
-    read = [_roots(op.operands[0]) for op in ops if op.name in _READS]
+    written = [pointer_roots(op.operands[0]) for op in ops if op.name in _WRITES]
+    read = [pointer_roots(op.operands[0]) for op in ops if op.name in _READS]
     if any(r is None for r in written + read):
         return {}
     written_buffers = {id(buffers[a.index]) for roots in written for a in roots}
@@ -126,7 +126,7 @@ def _read_only_loads(func, buffers: list) -> dict[int, object]:
     return dict(enumerate(box_loads(func)))
 
 
-def _roots(ptr) -> set | None:
+def pointer_roots(ptr) -> set | None:
     """The function arguments a pointer is derived from (None when it cannot be told)."""
     out, todo, seen = set(), [ptr], set()
     while todo:
@@ -153,7 +153,7 @@ def _roots(ptr) -> set | None:
 
 # ---- per-program values and groups ------------------------------------------------------------------
 
-def _evaluate_outside_loops(func, grid, args, n: int, num_pes: int, mapping: str) -> dict:
+def evaluate_outside_loops(func, grid, args, n: int, num_pes: int, mapping: str) -> dict:
     """The scalar values of the function's top level, one entry per program (index order)."""
     from simulator.launch import pe_of
     index = np.arange(n, dtype=np.int64)

@@ -1,12 +1,12 @@
 """Whether a launch's window boxes stay inside their arrays (a choice made at launch, as broadcast reads are).
 
-A window box (windows.py) reads every element an asserted index range allows, not only those the
+A window box (analysis/windows.py) reads every element an asserted index range allows, not only those the
 indices name: Inductor's asserts state the tensor's own extents, so its windows lie inside the tensor,
 but a hand-written kernel may assert a wider range than its array holds (`0 <= i < 8` over rows of 4)
 and still index only inside it. Its element gather reads nothing outside the array; the window box of
 its last (or first) rows would, and the simulator would refuse a valid kernel. So at launch the byte
 span of every window box is worked out for every program (the scalar code outside loops evaluated
-over all program ids at once, backend/broadcast.py) and compared with the buffer its pointer argument
+over all program ids at once, backend/launch/broadcast.py) and compared with the buffer its pointer argument
 lies in; when one may leave it, or cannot be told (a box inside a loop or branch, a wrapped or
 clamped row, a grid of more than broadcast.PLAN_MAX_PROGRAMS programs), the launch runs the program
 compiled with `index_windows` off: element-wise gathers.
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dialect as mtia
-from .broadcast import PLAN_MAX_PROGRAMS, _evaluate_outside_loops, _roots
+from .. import dialect as mtia
+from .broadcast import PLAN_MAX_PROGRAMS, evaluate_outside_loops, pointer_roots
 
 
 def window_boxes(func) -> list:
@@ -33,14 +33,14 @@ def inside(func, grid: tuple, args: list, buffers: list, mapping: str, num_pes: 
     n = int(grid[0]) * int(grid[1]) * int(grid[2])
     if n > PLAN_MAX_PROGRAMS:         # too many programs to evaluate at once: cannot be told, so no windows
         return False
-    values = _evaluate_outside_loops(func, grid, args, n, num_pes, mapping)
+    values = evaluate_outside_loops(func, grid, args, n, num_pes, mapping)
     return all(_box_inside(op, func, values, buffers) for op in boxes)
 
 
 def _box_inside(op, func, values: dict, buffers: list) -> bool:
     if op.parent_op is not func or op.attrs.get("remap"):
         return False
-    roots = _roots(op.ptr)
+    roots = pointer_roots(op.ptr)
     if not roots or len(roots) != 1:
         return False
     buf = buffers[next(iter(roots)).index]

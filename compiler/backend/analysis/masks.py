@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..ir import Op
-from ..ir.core import Value
+from ...ir import Op
+from ...ir.core import Value
 from .affine import Poly, analyze
 
 

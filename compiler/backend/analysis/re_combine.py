@@ -7,8 +7,8 @@ or None; `target.runs_on_re` says whether the RE runs the op as one command.
 """
 from __future__ import annotations
 
-from ..ir import Op, patterns
-from ..ir.core import Operation
+from ...ir import Op, patterns
+from ...ir.core import Operation
 
 RE_KINDS = {"add": "sum", "mul": "prod", "max": "max", "min": "min", "and": "and", "or": "or", "xor": "xor"}
 RE_SCANS = ("sum", "prod", "max", "min")

@@ -57,9 +57,9 @@ from isa.instruction import ENGINES
 from isa.program import CBDecl
 from isa.types import Tile, X
 
-from ..ir.ops import Op
-from . import dialect as mtia
-from .broadcast import _roots
+from ...ir.ops import Op
+from .. import dialect as mtia
+from ..launch.broadcast import pointer_roots
 from .command_forms import JUMPS, reads_writes
 from .regalloc import BRANCHES
 
@@ -81,8 +81,8 @@ def safe(func, buffers: list) -> bool:
     ops = list(func.walk())
     if any(op.name in _OTHER_MEMORY for op in ops):
         return False
-    written = [_roots(op.operands[0]) for op in ops if op.name in _WRITES]
-    read = [_roots(op.operands[0]) for op in ops if op.name in _READS]
+    written = [pointer_roots(op.operands[0]) for op in ops if op.name in _WRITES]
+    read = [pointer_roots(op.operands[0]) for op in ops if op.name in _READS]
     if any(r is None for r in written + read):
         return False
     out = {id(buffers[a.index]) for roots in written for a in roots}

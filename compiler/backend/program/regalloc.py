@@ -12,7 +12,7 @@ from isa import scalar as riscv
 from isa.instruction import make
 from isa.types import F, X
 
-from .codegen.emitter import Label, Proto, VReg
+from ..codegen.emitter import Label, Proto, VReg
 
 POOL = {"x": list(range(1, 29)), "f": list(range(0, 29))}
 SCRATCH = {"x": [29, 30, 31], "f": [29, 30, 31]}

@@ -27,7 +27,7 @@ a compare, a division, a select): its base and strides become `Wrapped` values u
 fit. Elements then are base + i * strides without a further wrap only where no element crosses the
 type's range; where base and strides are constants that is checked (a block that crosses is no box);
 where they are known only at run time, the block is a box and `watch_crossings` tells the pipeline,
-whose launch refuses one that crosses in some program (i32_crossings.py).
+whose launch refuses one that crosses in some program (launch/i32_crossings.py).
 """
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from math import gcd
 
-from ..ir import Op
-from ..ir.core import Value
+from ...ir import Op
+from ...ir.core import Value
 
 Monomial = tuple          # a sorted tuple of scalar Values; () is the constant term
 
@@ -154,14 +154,15 @@ class Wrapped:
         return f"{'i' if self.signed else 'u'}{self.bits}({self.value})"
 
 
-def _limits(bits: int, signed: bool) -> tuple[int, int]:
+def int_limits(bits: int, signed: bool) -> tuple[int, int]:
+    """The smallest and largest value of the integer type (shared with the launch's crossing check)."""
     return (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
 
 
 def _fits(p: Poly, bits: int, signed: bool) -> bool:
     """Whether p's value provably lies in the range of the integer type: a constant in it, or one scalar
     of a type no wider (and of the same signedness)."""
-    lo, hi = _limits(bits, signed)
+    lo, hi = int_limits(bits, signed)
     if p.is_const:
         return lo <= p.value <= hi
     if len(p.terms) != 1 or p.terms[0][1] != 1 or len(p.terms[0][0]) != 1:
@@ -188,7 +189,7 @@ def _wrapped(p: Poly, bits: int, signed: bool) -> Poly:
 
 # Told of the narrow blocks whose crossing of their type's range between elements only a launch can tell
 # (a base or stride known at run time), while `watch_crossings` is on: the launch checks them
-# (i32_crossings.py), as nothing in the program does.
+# (launch/i32_crossings.py), as nothing in the program does.
 _CROSSINGS = None
 
 
@@ -214,7 +215,7 @@ def _observed(a: Affine | None, t, v: Value | None = None) -> Affine | None:
     bits, signed = st.int_bitwidth, st.is_int_signed()
     base, strides = _wrapped(a.base, bits, signed), tuple(_wrapped(st_, bits, signed) for st_ in a.strides)
     if a.remap is None and base.is_const and all(st_.is_const for st_ in strides):
-        lo, hi = _limits(bits, signed)
+        lo, hi = int_limits(bits, signed)
         span = [st_.value * (n - 1) for st_, n in zip(strides, a.shape)]
         if base.value + sum(min(0, x) for x in span) < lo or base.value + sum(max(0, x) for x in span) > hi:
             return None                # the wrap falls between elements: not one box
@@ -308,7 +309,7 @@ def _moved(r: Remap | None, dim: int | None) -> Remap | None:
     return None if dim is None else replace(r, dim=dim)
 
 
-def _sum(shape, a: Affine, b: Affine, sign: int) -> Affine | None:
+def add_affine(shape, a: Affine, b: Affine, sign: int) -> Affine | None:
     """a + b (sign 1) or a - b (sign -1); at most one of them may remap a dimension, along which the
     other must not move."""
     r = a.remap or b.remap
@@ -392,7 +393,7 @@ def _analyze(v: Value, memo) -> Affine | None:
         b = analyze(op.operands[1], memo) if name == Op.ADDPTR else _exact(op.operands[1], memo)
         if a is None or b is None or b.root is not None or (name == Op.SUBI and a.root is not None):
             return None
-        return _sum(shape, a, b, -1 if name == Op.SUBI else 1)
+        return add_affine(shape, a, b, -1 if name == Op.SUBI else 1)
     if name in (Op.MULI, Op.SHLI):
         a, b = (_exact(x, memo) for x in op.operands)
         if a is None or b is None or a.root is not None or b.root is not None:

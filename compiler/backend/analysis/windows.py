@@ -17,17 +17,17 @@ loads and the checks, which make the control core wait for their result.
 
 The box reads every element the asserted range allows, not only those the indices name: a kernel whose
 assert allows more than its array holds would read past it, so each launch checks that its window
-boxes stay inside their arrays and takes the element gathers where one might not (window_bounds.py).
+boxes stay inside their arrays and takes the element gathers where one might not (launch/window_bounds.py).
 The `index_windows` switch (options.py) turns windows off.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import Op
-from ..ir.core import Operation, Value
-from . import dialect as mtia
-from .affine import ZERO, Affine, Poly, Quotient, Wrapped, _sum, analyze
+from ...ir import Op
+from ...ir.core import Operation, Value
+from .. import dialect as mtia
+from .affine import ZERO, Affine, Poly, Quotient, Wrapped, add_affine, analyze
 
 # ops that write memory: a load issued earlier must not pass one
 _WRITES = frozenset((Op.STORE, Op.ATOMIC_RMW, Op.ATOMIC_CAS, Op.DESCRIPTOR_STORE, mtia.STORE_BOX, mtia.SCATTER,
@@ -158,15 +158,15 @@ def _facts(load: Operation) -> dict:
     return facts
 
 
-def _terms(v: Value, sign: int, out: list) -> None:
+def signed_terms(v: Value, sign: int, out: list) -> None:
     """The signed summands of v, through adds, subtracts, broadcasts and widenings."""
     op = v.owner
     name = op.name if hasattr(op, "name") else None
     if name in (Op.ADDI, Op.SUBI):
-        _terms(op.lhs, sign, out)
-        _terms(op.rhs, -sign if name == Op.SUBI else sign, out)
+        signed_terms(op.lhs, sign, out)
+        signed_terms(op.rhs, -sign if name == Op.SUBI else sign, out)
     elif name in (Op.BROADCAST, Op.EXTSI):
-        _terms(op.operands[0], sign, out)
+        signed_terms(op.operands[0], sign, out)
     else:
         out.append((v, sign))
 
@@ -193,7 +193,7 @@ def _bounded(v: Value, sign: int, facts: dict) -> Term | None:
     return Term(v, coef, *r)
 
 
-def _widened(a: Affine, shape) -> Affine:
+def widened(a: Affine, shape) -> Affine:
     """a over the larger `shape` it broadcasts to (no stride along the dimensions it was 1 in)."""
     strides = tuple(s if n == m else ZERO for s, n, m in zip(a.strides, a.shape, shape))
     return Affine(tuple(shape), a.base, strides, a.root, a.remap)
@@ -213,13 +213,13 @@ def find(load: Operation) -> Window | None:
         return None
     shape = tuple(ptr.type.shape)
     parts: list = []
-    _terms(op.offset, 1, parts)
-    affine = _widened(base, shape)
+    signed_terms(op.offset, 1, parts)
+    affine = widened(base, shape)
     terms = []
     for v, sign in parts:
         a = analyze(v)
         if a is not None and a.root is None:
-            affine = _sum(shape, affine, _widened(a, shape), sign)
+            affine = add_affine(shape, affine, widened(a, shape), sign)
             if affine is None:
                 return None
             continue

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import Op
-from ..ir.core import Operation, Value
-from .affine import Affine, Poly, _sum, analyze
+from ...ir import Op
+from ...ir.core import Operation, Value
+from .affine import Affine, Poly, add_affine, analyze
 from .masks import analyze_mask
-from .windows import _terms, _widened
+from .windows import signed_terms, widened
 
 
 @dataclass(frozen=True)
@@ -127,19 +127,19 @@ def find(load: Operation) -> Rows | None:
             continue
         if op.name != Op.ADDPTR:
             return None
-        _terms(op.offset, 1, parts)
+        signed_terms(op.offset, 1, parts)
         ptr = op.ptr
         base = analyze(ptr)
         if base is not None and base.root is None:
             return None
     if base.root is None or not parts:
         return None
-    start = _widened(base, shape)
+    start = widened(base, shape)
     terms = []
     for v, sign in parts:
         a = analyze(v)
         if a is not None and a.root is None:
-            start = _sum(shape, start, _widened(a, shape), sign)
+            start = add_affine(shape, start, widened(a, shape), sign)
             if start is None:
                 return None
             continue

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 
 from isa.types import itemsize
 
-from ..ir import Op
-from ..ir.core import Operation, Value
-from . import dialect as mtia
-from .target import NO_RESULT_DMA, scalar_on_se
+from ...ir import Op
+from ...ir.core import Operation, Value
+from .. import dialect as mtia
+from ..target import NO_RESULT_DMA, scalar_on_se
 
 
 @dataclass
