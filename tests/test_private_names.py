@@ -16,16 +16,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("isa", "compiler", "simulator", "mtiasim")
 
-# files that still read a private name, each with the change that removes it
-KNOWN = {
-    # config._read_yaml / _resolve_path: goes when arch/app lands (the app helper moves sweep.py and
-    # makes those two public)
-    "simulator/sweep.py",
-    # simulator.workloads._REGISTRY: goes when arch/app lands (the app helper moves the workloads registry)
-    "compiler/kernels/workloads.py",
-}
-
-
 def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
@@ -100,15 +90,8 @@ def _sources():
 
 
 def test_no_module_reads_another_modules_private_names():
-    found = [v for path in _sources() if str(path.relative_to(ROOT)) not in KNOWN for v in violations(path)]
+    found = [v for path in _sources() for v in violations(path)]
     assert not found, "\n".join(found)
-
-
-def test_the_known_exceptions_still_need_to_be_there():
-    """An exception whose file no longer reads a private name (or is gone) is taken off the list."""
-    for rel in KNOWN:
-        path = ROOT / rel
-        assert path.is_file() and violations(path), f"{rel} needs no exception any more: remove it from KNOWN"
 
 
 def test_the_check_finds_each_kind_of_private_read(tmp_path, monkeypatch):

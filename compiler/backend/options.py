@@ -1,5 +1,5 @@
 """The MTIA backend's optimisation switches: each is on by default and can be turned off alone, so its
-effect can be measured (`python -m compiler.kernels.bench` prints every switch's ablation).
+effect can be measured (`python -m mtiasim.bench.kernels` prints every switch's ablation).
 
 A launch takes them as `mtia_options={"remap_boxes": False}` (and `compile(..., mtia_options=...)`);
 `num_stages` stays Triton's own launch keyword.
