@@ -5,7 +5,7 @@
 - Every kernel any test compiles checks that each printed IR stage parses back to the same text
   (compiler.runtime.compile.CHECK_ROUNDTRIP).
 - Property tests are derandomized: a run of the suite tries the same cases every time, so CI's
-  verdict does not depend on luck. `HYPOTHESIS_PROFILE=explore pytest tests/test_properties.py`
+  verdict does not depend on luck. `HYPOTHESIS_PROFILE=explore pytest tests/end_to_end/test_properties.py`
   searches new random cases; what it finds is pinned as an explicit `@example`.
 """
 from __future__ import annotations
@@ -37,3 +37,14 @@ def _floor_check_on_every_run():
     Machine.run = _checked_run
     yield
     Machine.run = _run
+
+
+@pytest.fixture
+def interpreter_by_default():
+    """For the suites that pin the frontend and the reference interpreter (`pytestmark =
+    pytest.mark.usefixtures("interpreter_by_default")`): they launch on the interpreter unless
+    MTIASIM_EXECUTOR names another executor (end_to_end/test_semantics_on_mtia.py runs three of them with
+    MTIASIM_EXECUTOR=mtia)."""
+    from compiler.runtime import use_executor
+    with use_executor(os.environ.get("MTIASIM_EXECUTOR", "interpreter")):
+        yield

@@ -9,7 +9,7 @@ result and prints it. The pass objects are the pipeline's own (`pipeline.backend
 the config, the stages and the switches given, so a pass runs here exactly as it runs in a compile;
 only the order is the caller's. Given `mtia-asm` text (`.kernel NAME ...`, isa/program.py) instead, it
 runs the rewrites made on the register-allocated program: `command-forms`, `defer-store`.
-tests/backend_passes/ holds one FileCheck file per pass driven through `run_passes`.
+tests/compiler/backend/passes/ holds one FileCheck file per pass driven through `run_passes`.
 """
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def _parse_switch(text: str) -> tuple[str, bool]:
 
 
 def arg_parser() -> argparse.ArgumentParser:
-    """The command line; tests/backend_passes/ files give theirs on a `// RUN: opt ...` line."""
+    """The command line; tests/compiler/backend/passes/ files give theirs on a `// RUN: opt ...` line."""
     ap = argparse.ArgumentParser(prog="python -m compiler.backend.opt", description=__doc__.splitlines()[0])
     ap.add_argument("--pass", dest="passes", action="append", default=[], metavar="NAME",
                     help="a backend pass to run (repeat; run in the order given)")

@@ -7,7 +7,7 @@ wrapped-row matmul), so here each maximal run of them that no label splits becom
 generated once per program, that does the run's register updates with the operations written out.
 The core runs the function where the run starts and charges the run's instructions their `cpi`
 each, in the same order of additions as one at a time, so cycles and results are exactly the
-interpreter's (tests/test_scalar_blocks.py runs both on random code). A jump into the middle of a
+interpreter's (tests/simulator/pe/test_scalar_blocks.py runs both on random code). A jump into the middle of a
 run finds the run's own instructions there, interpreted one at a time as before.
 
 Only operations that touch nothing but integer registers and cannot fail join a run: loads and

@@ -5,11 +5,11 @@ a gather's or a scatter's indices, an atomic's operands, a tile the control core
 registers and branches or computes an address on; and a device print, which shows the user its values.
 A program with none of these is *blind*: the
 values in its tiles never reach its timing, so a timing-only run skips the data of every bulk-engine
-command (DPE, SE, RE, MLU) and of every dma.in, and takes the same cycles (tests/test_determinism.py
+command (DPE, SE, RE, MLU) and of every dma.in, and takes the same cycles (tests/simulator/test_determinism.py
 checks every library kernel). A program that can see its data computes all of it, timing-only or
 not: skipping only the float commands, as this once did, gave a gather whose indices come from
 float arithmetic garbage indices, and other cycles than the numeric run
-(tests/test_timing_only.py).
+(tests/compiler/runtime/test_timing_only.py).
 """
 from __future__ import annotations
 

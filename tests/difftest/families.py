@@ -13,7 +13,7 @@ aimed at one kind of input the main generator never makes (issue 32):
   int -> float of extremes, on blocks and scalars, checked against numpy too.
 
 `FAMILIES` maps each name to its strategy of `Case`s; `PENDING` names the families whose bugs are
-being fixed on other branches (tests/test_difftest.py expects them to fail until then).
+being fixed on other branches (tests/end_to_end/test_difftest.py expects them to fail until then).
 """
 from __future__ import annotations
 
@@ -328,6 +328,6 @@ CONVERT_REFERENCE = '''def convert(x, to):
 FAMILIES = {"kernels": cases, "overlap": overlap_cases, "strides": stride_cases, "wrap": wrap_cases,
             "npscalars": numpy_scalar_cases, "convert": conversion_cases}
 
-# family -> the fix it waits for: tests/test_difftest.py expects these to fail (xfail, not strict) until
+# family -> the fix it waits for: tests/end_to_end/test_difftest.py expects these to fail (xfail, not strict) until
 # the fix is merged and its entry deleted here
 PENDING: dict[str, str] = {}

@@ -1,6 +1,6 @@
 """Disagreements the differential tester found, each pinned as its minimal kernel (the shrunk
 source, in the generator's own form) with what was wrong and how it was closed. The test suite
-checks every one on both executors (tests/test_difftest.py)."""
+checks every one on both executors (tests/end_to_end/test_difftest.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,4 @@
-"""What the kernel files, tests/test_portability.py and gpu_check.py agree on (no Triton imports here).
+"""What the kernel files, tests/end_to_end/test_portability.py and gpu_check.py agree on (no Triton imports here).
 
 A kernel file `kNN_name.py` defines, next to its `@triton.jit` kernels:
 

@@ -5,7 +5,7 @@
     python tests/portability/gpu_check.py --unpack OUT_DIR/golden.npz    # -> tests/portability/golden/*.npy
 
 Each `kNN_*.py` is imported as it is (its own `import triton` lines), its inputs are made exactly as
-tests/test_portability.py makes them (conventions.case_inputs), moved to CUDA tensors, launched by
+tests/end_to_end/test_portability.py makes them (conventions.case_inputs), moved to CUDA tensors, launched by
 the file's `host(lib, ...)` with a torch `lib`, and compared with the file's numpy `reference`.
 Writes OUT_DIR/summary.json (versions, per kernel and case: pass/fail, max error per output, or the
 error text) and OUT_DIR/golden.npz (the outputs named in each file's GOLDEN, e.g. tl.rand values),
