@@ -152,14 +152,17 @@ class MtiaExecutor:
         self.numerics = numerics
 
     def launch(self, compiled, grid: tuple, args: KernelArgs, options: LaunchOptions) -> MtiaRunRecord:
-        from simulator import get_config
         from simulator.machine import Machine
-        machine = options.extra.get("machine")          # a caller's Machine (a tracer on it, a warm LLC)
+
+        from .target import resolve
+        options = resolve(options)                      # (the runtime's launch has: nothing is read again)
+        machine = options.machine                       # a caller's Machine (a tracer on it, a warm LLC)
         if machine is None:
-            machine = Machine(get_config(), numerics=options.extra.get("numerics", self.numerics))
+            numerics = self.numerics if options.numerics is None else options.numerics
+            machine = Machine(options.config, numerics=numerics)
         cfg = machine.cfg
-        check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, cfg.num_pes)
-        check_programs(grid, options.extra.get("max_programs"))     # before any planning over the programs
+        check_cooperative_grid(options.launch_cooperative_grid, grid, cfg.num_pes)
+        check_programs(grid, options.max_programs)     # before any planning over the programs
         prog, broadcasts, switched_off = launch_program(compiled, cfg, grid, args, options)
         from ..backend import i32_crossings
         try:            # an i32 block one box moves wrong in this launch: refused (backend/i32_crossings.py)
@@ -177,7 +180,7 @@ class MtiaExecutor:
                 allocs.append((buf, machine.gmem.alloc(buf.size, buf.name, buf.region, init=buf.data,
                                                        address=buf.address, guard=buf.guard)))
             rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping,
-                              max_steps=options.extra.get("max_steps"), max_programs=options.extra.get("max_programs"))
+                              max_steps=options.max_steps, max_programs=options.max_programs)
         except SimError as e:
             raise _user_error(e) from None
         finally:        # unmapped, so a caller's Machine runs its next launch at the same addresses
@@ -198,8 +201,8 @@ register_executor("mtia", MtiaExecutor())
 
 def _stage(name: str):
     def produce(compiled):
-        from simulator import get_config
-        return mtia_program(compiled, get_config())[1][name]
+        from .target import default_config
+        return mtia_program(compiled, default_config())[1][name]
     return produce
 
 
