@@ -58,7 +58,7 @@ class LaunchOptions:
     executor: str | None = None
     """The registered executor that runs the launch (None: the selected default, `set_executor`)."""
     numerics: bool | None = None
-    """Compute the results (False: a timing-only run that leaves every array as it was; None: the executor's default)."""
+    """Compute the results (False: timing only, every array left as it was; None: the executor's default)."""
     sram_resident: bool | None = None
     """Place the launch's arrays in on-chip SRAM instead of DRAM (compiler/runtime/memory.py)."""
     machine: object = None

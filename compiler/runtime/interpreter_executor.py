@@ -24,7 +24,7 @@ class InterpreterExecutor:
     name = "interpreter"
 
     def launch(self, compiled, grid: tuple, args: KernelArgs, options: LaunchOptions) -> RunRecord:
-        options = resolve(options)                      # (the runtime's launch has: nothing is read again)
+        options = resolve(options)      # the runtime resolved it already; a direct caller may not have
         cfg = options.config
         func = compiled.module.function()
         memory = FlatMemory(args.buffers, cfg.dram.capacity_gib << 30)

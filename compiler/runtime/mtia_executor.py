@@ -155,7 +155,7 @@ class MtiaExecutor:
         from simulator.machine import Machine
 
         from .target import resolve
-        options = resolve(options)                      # (the runtime's launch has: nothing is read again)
+        options = resolve(options)      # the runtime resolved it already; a direct caller may not have
         machine = options.machine                       # a caller's Machine (a tracer on it, a warm LLC)
         if machine is None:
             numerics = self.numerics if options.numerics is None else options.numerics
