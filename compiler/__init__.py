@@ -23,7 +23,7 @@ def _interpret_requested() -> bool:
     return _os.environ.get("TRITON_INTERPRET", "0").strip().lower() in ("1", "true", "yes", "on", "y")
 
 
-# launches run on the simulated MTIA chip of simulator.get_config(), or, as Triton's kernels then do, on
+# launches run on the simulated MTIA chip of the user's default config (simulator.use_config), or, as Triton's kernels then do, on
 # the interpreter (an executor= argument or set_executor still picks either)
 set_executor("interpreter" if _interpret_requested() else "mtia")
 

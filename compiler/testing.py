@@ -230,17 +230,22 @@ def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mod
 
 # --- the chip's peaks, as Triton's testing helpers report the GPU's (for roofline arithmetic) ---------
 
+def _device_config(device=None):
+    """The config of the simulated device, asked of the driver as Triton's helpers ask it of the GPU's:
+    the user's default (compiler/runtime/driver.py)."""
+    from .runtime.driver import device_config
+    return device_config(0 if device is None else device)
+
+
 def get_dram_gbps(device=None) -> float:
     """DRAM bandwidth of the selected config, GB/s."""
-    from simulator import get_config
-    return get_config().dram.bandwidth_gbps
+    return _device_config(device).dram.bandwidth_gbps
 
 
 def get_max_tensorcore_tflops(dtype, clock_rate=None, device=None) -> float:
     """Peak DPE (matrix engine) TFLOP/s of the selected config for `dtype` (a tl dtype, numpy dtype
     or name such as "fp16"); `clock_rate` in kHz, as Triton takes it, overrides the config's clock."""
-    from simulator import get_config
-    cfg = get_config()
+    cfg = _device_config(device)
     name = _dtype_name(dtype)
     macs = cfg.pe.dpe.macs_per_cycle
     if name not in macs:
@@ -251,8 +256,7 @@ def get_max_tensorcore_tflops(dtype, clock_rate=None, device=None) -> float:
 
 def get_max_simd_tflops(dtype, clock_rate=None, device=None) -> float:
     """Peak SE (SIMD engine) element operations per second of the selected config, in T/s."""
-    from simulator import get_config
-    cfg = get_config()
+    cfg = _device_config(device)
     hz = clock_rate * 1e3 if clock_rate else cfg.clock_ghz * 1e9
     return cfg.pe.se.elems_per_cycle * cfg.num_pes * hz / 1e12
 
@@ -261,8 +265,7 @@ def get_max_simd_tflops(dtype, clock_rate=None, device=None) -> float:
 def set_gpu_clock(ref_sm_clock=1350, ref_mem_clock=1215):
     """GPU benchmarks pin the clocks; the simulated chip runs at its config's clock: yields
     (core clock MHz, memory bandwidth GB/s) of the selected config."""
-    from simulator import get_config
-    cfg = get_config()
+    cfg = _device_config()
     yield cfg.clock_ghz * 1e3, cfg.dram.bandwidth_gbps
 
 

@@ -17,9 +17,9 @@ from .workloads import register_workload, registered
 
 
 def _config_of(machine_or_config) -> Config:
-    if machine_or_config is None:
-        from simulator import get_config
-        return get_config()
+    if machine_or_config is None:                    # the device's: the user's default config
+        from ..runtime.driver import device_config
+        return device_config()
     if isinstance(machine_or_config, Config):
         return machine_or_config
     if hasattr(machine_or_config, "cfg"):            # a Machine: use its config

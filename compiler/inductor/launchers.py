@@ -76,27 +76,25 @@ class Launcher:
                 numels[axis] = value
         return numels
 
-    def _first_config(self, bound: dict) -> dict:
-        from simulator import get_config
-        cfg = get_config()
+    def _first_config(self, bound: dict, hw) -> dict:
+        """The first guess at block sizes for the PEs and local store of the hardware config `hw`."""
         persistent_r = None
         if self.kind == "persistent_reduction":
             persistent_r = blocks.pow2_ceil(self.size_hints.get("r0_", 1))
         buffers = self.inductor_meta.get("num_load", 1) + self.inductor_meta.get("num_store", 1)
-        return blocks.choose(self.block_names, self._numels(bound), persistent_r, cfg.num_pes, cfg.ls_bytes,
+        return blocks.choose(self.block_names, self._numels(bound), persistent_r, hw.num_pes, hw.ls_bytes,
                              buffers)
 
-    def _tuned(self, bound: dict, values: list, shapes: tuple) -> dict:
-        """The block sizes for these argument shapes on the current hardware config: remembered, or the
+    def _tuned(self, bound: dict, values: list, shapes: tuple, hw) -> dict:
+        """The block sizes for these argument shapes on the hardware config `hw`: remembered, or the
         fastest candidate by timing-only simulation (`tuning.py`)."""
-        from simulator import get_config
-        key = f"{shapes}|{tuning.config_id(get_config())}"
+        key = f"{shapes}|{tuning.config_id(hw)}"
         module = self.fn.fn.__module__
         cfg = self.configs.get(key) or tuning.load(module, self.name, key)
         if cfg is not None:
             self.configs[key] = cfg
             return cfg
-        first = self._first_config(bound)
+        first = self._first_config(bound, hw)
         while True:
             tried = blocks.candidates(first, self._numels(bound))
             if len(tried) == 1:              # nothing to choose between (a template, a tiny problem)
@@ -136,24 +134,22 @@ class Launcher:
                   for n in self.arg_names if n not in self.inductor_meta.get("extra_launcher_args", [])]
         before = (self.fn.compile_count, _backend_compiles(self.fn))
         start = time.perf_counter()
-        cfg = self._tuned(bound, values, key)
+        hw = session.target()               # the run's hardware config, read once for the whole launch
+        cfg = self._tuned(bound, values, key, hw)
         grid = self.grid(bound, cfg)
         record = self.fn[grid](*values, **cfg, numerics=numerics)
         compiled = (self.fn.compile_count, _backend_compiles(self.fn)) != before
         wall = time.perf_counter() - start
-        ablations = self._ablations(values, grid, cfg, record) if numerics and session.ablated_switches() else {}
+        ablations = self._ablations(values, grid, cfg, record, hw) if numerics and session.ablated_switches() else {}
         session.record_launch(self, record, cfg, compiled, wall, numerics, ablations)
         return record
 
-    def _ablations(self, values: list, grid: tuple, cfg: dict, record) -> dict:
+    def _ablations(self, values: list, grid: tuple, cfg: dict, record, hw) -> dict:
         """{switch: cycles with it off / cycles} for each ablated switch that changes this launch's
         program (timing-only runs; broadcast reads are chosen at launch: that switch changes a program
         where the launch broadcast)."""
-        from simulator import get_config
-
         from ..runtime.mtia_executor import mtia_program
         kernel = self.fn.run(*values, grid=grid, warmup=True, **cfg)
-        hw = get_config()
 
         def code(switches):
             return [ln for ln in mtia_program(kernel, hw, 3, switches)[0].to_asm().splitlines()

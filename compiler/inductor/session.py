@@ -65,9 +65,21 @@ def resident() -> Resident | None:
 
 
 class Recording:
+    """One model run: its report and the hardware config it runs on, read once when it starts."""
+
     def __init__(self):
-        from simulator import get_config
-        self.report = ModelReport(config=get_config().name)
+        from ..runtime.target import default_config
+        self.config = default_config()
+        self.report = ModelReport(config=self.config.name)
+
+
+def target():
+    """The hardware config the launchers choose block sizes for: the innermost recording's (resolved when
+    it started), else, outside every recording, the user's default now."""
+    if _ACTIVE:
+        return _ACTIVE[-1].config
+    from ..runtime.target import default_config
+    return default_config()
 
 
 @contextmanager

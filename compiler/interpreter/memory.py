@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from isa.types import DRAM_BASE, host_address_hint
+
 from ..errors import OutOfBoundsError
 from ..runtime.memory import DeviceBuffer
 
 
-def _host_hint(addr: int) -> str:
-    """The host-pointer hint for an address beyond the current config's DRAM (both executors give it)."""
-    from isa.types import DRAM_BASE, host_address_hint
-    from simulator import get_config
-    return host_address_hint(addr, DRAM_BASE + (get_config().dram.capacity_gib << 30))
-
-
 class FlatMemory:
-    def __init__(self, buffers: list[DeviceBuffer]):
+    def __init__(self, buffers: list[DeviceBuffer], dram_bytes: int):
+        """`buffers`: the launch's device buffers; `dram_bytes`: the capacity of the target config's
+        DRAM, past whose end an address is named as a host pointer (as the simulator names it)."""
+        self.dram_end = DRAM_BASE + dram_bytes
         self.buffers = sorted(buffers, key=lambda b: b.address)
         self.starts = np.array([b.address for b in self.buffers], dtype=np.int64)
         self.ends = np.array([b.end for b in self.buffers], dtype=np.int64)
@@ -54,7 +52,8 @@ class FlatMemory:
         if addr < b.address:
             return msg + f": starts {b.address - addr} byte(s) before the start of array {where}"
         if addr >= b.end:
-            return msg + f": starts {addr - b.end} byte(s) past the end of array {where}" + _host_hint(addr)
+            return (msg + f": starts {addr - b.end} byte(s) past the end of array {where}"
+                    + host_address_hint(addr, self.dram_end))
         return msg + f": runs {addr + nbytes - b.end} byte(s) past the end of array {where}"
 
     def _element_index(self, addrs: np.ndarray, itemsize: int):

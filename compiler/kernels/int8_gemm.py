@@ -78,10 +78,10 @@ def quantize_rows(x, **launch):
     element) leave room for in the local store, so short rows do not pay one program each (2048
     columns on MTIA 2i: 2 x 4 rows; fewer programs also wait less on the RE's row maxima); rows
     too wide for two blocks go one block per program."""
-    from simulator import get_config
     rows, n = x.shape
     block = triton.next_power_of_2(n)
-    fits = 1 << ((get_config().ls_bytes // 24).bit_length() - 1)     # elements, with some headroom
+    ls_bytes = triton.runtime.driver.active.utils.get_device_properties(0)["max_shared_mem"]
+    fits = 1 << ((ls_bytes // 24).bit_length() - 1)     # elements, with some headroom
     pair = 2 * block <= fits
     per_block = max(1, min(triton.next_power_of_2(triton.cdiv(rows, 2 if pair else 1)),
                            (fits // 2 if pair else fits) // block))

@@ -51,11 +51,11 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 def pick_blocks(M: int, N: int, K: int) -> dict:
-    """Output tiles for the current config: the largest (they fill the DPE and reuse operands most;
-    256x256 f32 accumulators just fit MTIA 2i's local store) whose last wave of programs still keeps
-    90% of the PEs busy, else the candidate that keeps the most busy."""
-    from simulator import get_config
-    pes = get_config().num_pes
+    """Output tiles for the device's PEs, as GPU host code sizes tiles by its SMs (the driver's device
+    properties): the largest (they fill the DPE and reuse operands most; 256x256 f32 accumulators just
+    fit MTIA 2i's local store) whose last wave of programs still keeps 90% of the PEs busy, else the
+    candidate that keeps the most busy."""
+    pes = triton.runtime.driver.active.utils.get_device_properties(0)["multiprocessor_count"]
     tiles = [(256, 256), (256, 128), (128, 256), (128, 128), (128, 64), (64, 64), (64, 32), (32, 32)]
 
     def busy(bm, bn):          # the fraction of PE-waves that have a program to run

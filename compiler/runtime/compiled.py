@@ -117,10 +117,9 @@ class CompiledKernel:
         """Triton loads the binary here; the simulator has nothing to load. Fills `metadata.shared`:
         the local-store bytes the kernel's MTIA program keeps in circular buffers on its PE (the
         current config, the warmup's num_stages), where a GPU reports its shared memory."""
-        from simulator import get_config
-
         from .mtia_executor import mtia_program
-        program = mtia_program(self, get_config(), self.metadata.get("num_stages", 3))[0]
+        from .target import default_config
+        program = mtia_program(self, default_config(), self.metadata.get("num_stages", 3))[0]
         self.metadata["shared"] = max((cb.base + cb.nbytes for cb in program.cbs), default=0)
 
     @property

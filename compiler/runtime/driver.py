@@ -6,7 +6,8 @@ the simulated MTIA, so that a script such as Triton's tutorials ports by changin
     triton.runtime.driver.active.utils.get_device_properties(0)           # PEs, local store, clock
 
 Tensors live on the host (torch's "cpu" device): a launch copies them into simulated memory
-(compiler/runtime/memory.py). The properties are the current config's (simulator.get_config()):
+(compiler/runtime/memory.py). The device is the user's default config (`simulator.use_config`, read by
+`device_config`: host code asks it here, as GPU code asks its driver, and passes what it learns on):
 `multiprocessor_count` is the number of PEs (a program runs on one PE, as a block on one SM),
 `max_shared_mem` a PE's local store, `warpSize` 1 (a PE's control core issues one instruction stream),
 `max_num_regs` the control core's 32 integer and 32 float registers. A compiled kernel answers the rest
@@ -29,11 +30,17 @@ class GPUTarget:
     warp_size: int
 
 
+def device_config(device=0):
+    """The hardware config (`simulator.config.Config`) of the simulated device: the user's default now
+    (compiler/runtime/target.py). The one device, 0, is every device a GPU script names."""
+    from .target import default_config
+    return default_config()
+
+
 class _Utils:
     @staticmethod
     def get_device_properties(device=0) -> dict:
-        from simulator import get_config
-        cfg = get_config()
+        cfg = device_config(device)
         return {"multiprocessor_count": cfg.num_pes, "max_shared_mem": cfg.ls_bytes, "warpSize": 1,
                 "max_num_regs": PE_REGISTERS,
                 "sm_clock_rate": int(cfg.clock_ghz * 1e6),                       # kHz, as CUDA reports it
@@ -60,8 +67,7 @@ class ActiveDriver:
         return 0
 
     def get_current_target(self) -> GPUTarget:
-        from simulator import get_config
-        return GPUTarget("mtia", get_config().name, 1)
+        return GPUTarget("mtia", device_config().name, 1)
 
     def get_benchmarker(self):
         from ..testing import do_bench

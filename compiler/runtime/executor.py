@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -25,18 +25,73 @@ from simulator.launch import DEFAULT_PE_MAPPING, check_mapping
 
 @dataclass(frozen=True)
 class LaunchOptions:
-    """Launch keywords: num_warps/num_stages (Triton's, recorded), pe_mapping (how program ids map
-    onto the config's PEs: `simulator.launch`), and any other accepted keyword in `extra` (max_steps,
-    max_programs, numerics, num_ctas, maxnreg, extern_libs, ...). num_warps must be a power of 2, as in Triton."""
-    num_warps: int = 4
+    """The keywords of one launch, `kernel[grid](..., name=value)`, one typed field each, and the hardware
+    target the launch resolved (`config`, compiler/runtime/target.py). The runtime builds them from the
+    launch's keywords (`split_launch_options` in jit.py, which refuses a keyword it does not know) and
+    hands them to the executor; a keyword an executor registered (`register_launch_keyword`) that is not
+    a field here is in `registered`. num_warps must be a power of 2, as in Triton."""
+    # --- Triton's compile options: checked and recorded; MTIA runs a program on one PE whatever they are
+    num_warps: int | None = 4
+    """Triton's warps per program: a power of 2 (None: the default); sets a kernel's `n_regs`."""
     num_stages: int = 3
+    """Triton's software-pipelining depth: the MTIA backend's circular-buffer depth for loop loads."""
+    num_ctas: int | None = None
+    """Triton's thread-block clusters (Hopper): accepted and recorded, MTIA has none."""
+    maxnreg: int | None = None
+    """Triton's register cap per thread: accepted and recorded, a PE's registers are fixed."""
+    enable_fp_fusion: bool | None = None
+    """Triton's fused multiply-add switch: accepted and recorded."""
+    debug: bool | None = None
+    """Triton's debug switch (device asserts on): accepted and recorded."""
+    extern_libs: dict | None = None
+    """Triton's {library: bitcode path}: only libdevice's libraries, whose functions MTIA implements itself."""
+    # --- AMD's tuning hints: accepted and ignored (Triton's tutorials pass them to every non-CUDA backend)
+    waves_per_eu: int | None = None
+    """AMD's occupancy hint: ignored."""
+    matrix_instr_nonkdim: int | None = None
+    """AMD's matrix-instruction shape hint: ignored."""
+    kpack: int | None = None
+    """AMD's K packing hint: ignored."""
+    # --- the simulator's
     pe_mapping: str = DEFAULT_PE_MAPPING
-    extra: dict = field(default_factory=dict)
+    """How program ids map onto the config's PEs (`simulator.launch`)."""
+    executor: str | None = None
+    """The registered executor that runs the launch (None: the selected default, `set_executor`)."""
+    numerics: bool | None = None
+    """Compute the results (False: timing only, every array left as it was; None: the executor's default)."""
+    sram_resident: bool | None = None
+    """Place the launch's arrays in on-chip SRAM instead of DRAM (compiler/runtime/memory.py)."""
+    machine: object = None
+    """A caller's `simulator.machine.Machine` to run on (a tracer on it, a warm LLC); its config is the target."""
+    max_steps: int | None = None
+    """Steps a program may run before it is stopped (None: the environment's limit, `simulator.launch`)."""
+    max_programs: int | None = None
+    """Programs a launch may have (None: the environment's limit, `simulator.launch`)."""
+    mtia_options: object = None
+    """The MTIA backend's switches: a BackendOptions or a dict of them (compiler/backend/options.py)."""
+    launch_cooperative_grid: bool | None = None
+    """Triton's cooperative launch: every program must be resident at once (at most one per PE)."""
+    # --- filled by the launch, not a keyword
+    config: object = None
+    """The hardware target (`simulator.config.Config`) the launch compiles and runs for (target.py)."""
+    registered: dict = field(default_factory=dict)
+    """Keywords executors registered with `register_launch_keyword` that are not fields here, by name."""
 
     def __post_init__(self):
         check_mapping(self.pe_mapping)
         check_num_warps(self.num_warps)
-        check_extern_libs(self.extra.get("extern_libs"))
+        check_extern_libs(self.extern_libs)
+
+    @property
+    def extra(self) -> dict:
+        """The launch's keywords beyond num_warps, num_stages and pe_mapping that were given, by name (the
+        executor's choice and the resolved target left out): for an executor that reads options by name."""
+        given = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_EXTRA}
+        return {k: v for k, v in given.items() if v is not None} | dict(self.registered)
+
+
+# the fields `LaunchOptions.extra` leaves out: Triton's own three, what the runtime consumed, the bag itself
+_NOT_EXTRA = ("num_warps", "num_stages", "pe_mapping", "executor", "config", "registered")
 
 
 def check_num_warps(num_warps) -> None:

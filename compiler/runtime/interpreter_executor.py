@@ -3,7 +3,7 @@
 It runs the kernel's IR with numpy (`compiler.interpreter`) over the launch's device buffers, at the
 addresses the runtime gave them, placing program ids on PEs (`tl.mtia.get_pe_id`) and bounding each
 program's steps and the launch's programs exactly as the MTIA executor does (`simulator.launch`), on the
-current config's PEs.
+PEs of the launch's target config (`options.config`, compiler/runtime/target.py).
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from simulator import launch as plan
 from ..interpreter import FlatMemory, Interpreter
 from .executor import KernelArgs, LaunchOptions, RunRecord
 from .memory import PointerArg
+from .target import resolve
 
 
 class InterpreterExecutor:
@@ -23,9 +24,10 @@ class InterpreterExecutor:
     name = "interpreter"
 
     def launch(self, compiled, grid: tuple, args: KernelArgs, options: LaunchOptions) -> RunRecord:
-        from simulator import get_config
+        options = resolve(options)      # the runtime resolved it already; a direct caller may not have
+        cfg = options.config
         func = compiled.module.function()
-        memory = FlatMemory(args.buffers)
+        memory = FlatMemory(args.buffers, cfg.dram.capacity_gib << 30)
         values = []
         for block_arg, v in zip(func.body.args, args.values):
             if isinstance(v, PointerArg):
@@ -34,11 +36,11 @@ class InterpreterExecutor:
                 t = block_arg.type
                 values.append(np.asarray(v).astype(t.np_dtype) if not isinstance(v, np.ndarray) else v)
         n = grid[0] * grid[1] * grid[2]
-        num_pes = get_config().num_pes
-        plan.check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, num_pes)
-        plan.check_programs(grid, options.extra.get("max_programs"))
+        num_pes = cfg.num_pes
+        plan.check_cooperative_grid(options.launch_cooperative_grid, grid, num_pes)
+        plan.check_programs(grid, options.max_programs)
         interp = Interpreter(func, memory, grid, lambda linear: int(plan.pe_of(linear, n, num_pes, options.pe_mapping)),
-                             plan.max_steps(options.extra.get("max_steps")))
+                             plan.max_steps(options.max_steps))
         start = time.perf_counter()
         bar = plan.progress(n, f"{compiled.name} (interpreter)")
         try:

@@ -6,6 +6,7 @@ the selected executor and, only if it succeeds, copies the buffers back into the
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import linecache
 import os
@@ -22,6 +23,7 @@ from ..frontend.source import Param
 from ..ir import types as T
 from . import device
 from . import executor as ex
+from . import target
 from .compiled import CompiledKernel
 from .memory import PointerArg, commit, host_array, pack, plan_buffers
 from .specialize import ConstArg, RuntimeArg, key_part, specialize
@@ -39,7 +41,8 @@ TRITON_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_f
 
 
 def register_launch_keyword(name: str) -> None:
-    """Accept `name=` at launch and pass it to the executor in `options.extra` (e.g. "numerics")."""
+    """Accept `name=` at launch and pass it to the executor: in its LaunchOptions field if it has one,
+    else in `options.registered` (both readable by name in `options.extra`)."""
     if name not in LAUNCH_KEYWORDS:
         LAUNCH_KEYWORDS.append(name)
 
@@ -186,7 +189,7 @@ class JITFunction:
 
     def _run(self, args, grid, warmup, _commit, _expect, kwargs):
         options, kwargs = split_launch_options(kwargs, self.arg_names)
-        executor = ex.get_executor(options.extra.pop("executor", None))    # a misspelt one before compiling
+        executor = ex.get_executor(options.executor)    # a misspelt one before compiling
         bound = self.bind(args, kwargs)
         values = {n: host_array(v) for n, v in bound.items()}      # torch tensors as numpy views, zero copy
         arrays = {n: v for n, v in values.items() if isinstance(v, np.ndarray)}
@@ -199,7 +202,7 @@ class JITFunction:
             return compiled
         grid3 = resolve_grid(grid, bound)
         try:
-            check_programs(grid3, options.extra.get("max_programs"))
+            check_programs(grid3, options.max_programs)
         except ValueError as e:
             raise _launch_error(str(e)) from None
         return launch(compiled, grid3, values, arrays, plan, options, executor, _commit)
@@ -225,8 +228,10 @@ def _globals_changed(compiled: CompiledKernel) -> bool:
 def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, plan, options, executor,
            commit_results: bool = True):
     """Run `compiled` on copies of the arrays and of every device array; copy results back only if the
-    executor succeeds and computed them (a timing-only run, `numerics=False`, leaves them as they were)."""
-    buffers, ptrs = pack(arrays, plan, options.extra.get("sram_resident"))
+    executor succeeds and computed them (a timing-only run, `numerics=False`, leaves them as they were).
+    The hardware target is resolved here, once (target.py), and reaches the executor in `options.config`."""
+    options = target.resolve(options)
+    buffers, ptrs = pack(arrays, plan, options.sram_resident)
     resident = device.launch_buffers()
     for name, v in bound.items():
         if isinstance(v, device.DeviceArray):
@@ -264,8 +269,12 @@ def split_launch_options(kwargs: dict, params=()) -> tuple[ex.LaunchOptions, dic
     rest = dict(kwargs)
     opts = {k: rest[k] if k in params else rest.pop(k) for k in LAUNCH_KEYWORDS
             if k in rest and (k not in params or k in TRITON_OPTIONS)}
-    extra = {k: opts.pop(k) for k in list(opts) if k not in ("num_warps", "num_stages", "pe_mapping")}
-    return ex.LaunchOptions(**opts, extra=extra), rest
+    registered = {k: opts.pop(k) for k in list(opts) if k not in _OPTION_FIELDS}
+    return ex.LaunchOptions(**opts, registered=registered), rest
+
+
+# the launch keywords LaunchOptions has a field for (the others an executor registered go in `registered`)
+_OPTION_FIELDS = frozenset(f.name for f in dataclasses.fields(ex.LaunchOptions)) - {"config", "registered"}
 
 
 # The most programs a grid may have along x, y and z: CUDA's grid limits, which every Triton launch is under

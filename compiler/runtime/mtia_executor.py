@@ -1,9 +1,9 @@
-"""The MTIA executor: compile the kernel's IR for the current hardware config with the MTIA backend,
+"""The MTIA executor: compile the kernel's IR for the launch's hardware config with the MTIA backend,
 run it on the simulated chip, and return the simulation record.
 
 This is where the compiler and the simulator meet. Each argument buffer is copied into simulated
 memory at the address the runtime gave it (256-byte aligned, as the backend assumes, with guard
-zones around it), the program runs on `simulator.get_config()`, and the buffers are copied back only
+zones around it), the program runs on the config the launch resolved (runtime/target.py), and the buffers are copied back only
 when the run finishes without error and computed its results (not in a timing-only run); the runtime
 then commits them into the user's arrays. The backend's output is cached per compiled kernel and config, so a
 second launch with the same specialisation does not compile again.
@@ -92,20 +92,23 @@ class MtiaExecutor:
         self.numerics = numerics
 
     def launch(self, compiled, grid: tuple, args: KernelArgs, options: LaunchOptions) -> MtiaRunRecord:
-        from simulator import get_config
         from simulator.machine import Machine
-        machine = options.extra.get("machine")          # a caller's Machine (a tracer on it, a warm LLC)
+
+        from .target import resolve
+        options = resolve(options)      # the runtime resolved it already; a direct caller may not have
+        machine = options.machine                       # a caller's Machine (a tracer on it, a warm LLC)
         if machine is None:
-            machine = Machine(get_config(), numerics=options.extra.get("numerics", self.numerics))
+            numerics = self.numerics if options.numerics is None else options.numerics
+            machine = Machine(options.config, numerics=numerics)
         cfg = machine.cfg
-        check_cooperative_grid(options.extra.get("launch_cooperative_grid"), grid, cfg.num_pes)
-        check_programs(grid, options.extra.get("max_programs"))     # before any planning over the programs
+        check_cooperative_grid(options.launch_cooperative_grid, grid, cfg.num_pes)
+        check_programs(grid, options.max_programs)     # before any planning over the programs
         from ..backend.launch.specialize import specialize
         arg_values = [v.address if isinstance(v, PointerArg) else v for v in args.values]
         arg_buffers = [v.buffer if isinstance(v, PointerArg) else None for v in args.values]
         try:            # an i32 block one box moves wrong in this launch: refused (backend/launch/i32_crossings.py)
             launched = specialize(compiled, cfg, grid, arg_values, arg_buffers, options.pe_mapping,
-                                  options.extra.get("mtia_options"), options.num_stages)
+                                  options.mtia_options, options.num_stages)
         except SimError as e:
             raise _user_error(e) from None
         prog = launched.program
@@ -119,7 +122,7 @@ class MtiaExecutor:
                 allocs.append((buf, machine.gmem.alloc(buf.size, buf.name, buf.region, init=buf.data,
                                                        address=buf.address, guard=buf.guard)))
             rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping,
-                              max_steps=options.extra.get("max_steps"), max_programs=options.extra.get("max_programs"))
+                              max_steps=options.max_steps, max_programs=options.max_programs)
         except SimError as e:
             raise _user_error(e) from None
         finally:        # unmapped, so a caller's Machine runs its next launch at the same addresses
@@ -140,8 +143,8 @@ register_executor("mtia", MtiaExecutor())
 
 def _stage(name: str):
     def produce(compiled):
-        from simulator import get_config
-        return mtia_program(compiled, get_config())[1][name]
+        from .target import default_config
+        return mtia_program(compiled, default_config())[1][name]
     return produce
 
 
@@ -149,10 +152,9 @@ def _mtia_stages() -> dict:
     """compiled.asm["mtia-asm"], ["cpp"], ["llvm"], ["json"], and the IR after each backend pass
     ["mtia.<pass>"] (the names the pipeline gives them, compiler/backend/pipeline.py), produced on first
     access for the current hardware config."""
-    from simulator import get_config
-
     from ..backend.pipeline import stage_names
-    return {name: _stage(name) for name in stage_names(get_config())}
+    from .target import default_config
+    return {name: _stage(name) for name in stage_names(default_config())}
 
 
 register_stages(_mtia_stages)
