@@ -2,20 +2,32 @@
 
 (Every compile in this test suite also checks this on the fly: tests/conftest.py turns on
 compiler.runtime.compile.CHECK_ROUNDTRIP. This file does it explicitly, stage by stage.)"""
-import importlib
+import importlib.util
 import inspect
 import itertools
+from pathlib import Path
 
 import pytest
 
 import compiler.runtime.compile as compile_module
 from compiler.ir import parse_module, print_module, verify
 from compiler.runtime import JITFunction, use_executor
+from repo import TESTS
 
 # launched on the reference interpreter unless MTIASIM_EXECUTOR names another (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("interpreter_by_default")
 
-KERNEL_MODULES = ["frontend.test_interp_kernels", "frontend.test_frontend_ir", "frontend.test_language_random"]
+# test files (under tests/) whose kernels are compiled here; imported by path, as pytest imports them
+KERNEL_MODULES = ["compiler/interpreter/test_interp_kernels.py", "compiler/frontend/test_frontend_ir.py",
+                  "compiler/language/test_language_random.py"]
+
+
+def _import(path: str):
+    """A test file as a module of its own (its folder names, compiler/..., would shadow our packages)."""
+    spec = importlib.util.spec_from_file_location(f"roundtrip_{Path(path).stem}", TESTS / path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def run_all_tests(mod):
@@ -36,7 +48,7 @@ def run_all_tests(mod):
 
 @pytest.mark.parametrize("module_name", KERNEL_MODULES)
 def test_every_stage_of_every_kernel_round_trips(module_name):
-    mod = importlib.import_module(module_name)
+    mod = _import(module_name)
     with use_executor("interpreter"):        # whatever executor other tests left selected
         run_all_tests(mod)
     kernels = [v for v in vars(mod).values() if isinstance(v, JITFunction) and v.cache]
