@@ -7,14 +7,36 @@
 import os as _os
 
 from . import language, testing, tools  # noqa: F401
-from .errors import (CompilationError, CompileTimeError, DeviceAssertionError, KernelRuntimeError, OutOfBoundsError,
-                     OutOfResources, StepLimitError, TritonError)
+from .errors import (
+    CompilationError,
+    CompileTimeError,
+    DeviceAssertionError,
+    KernelRuntimeError,
+    OutOfBoundsError,
+    OutOfResources,
+    StepLimitError,
+    TritonError,
+)
 from .language.aggregate import aggregate
 from .language.core import constexpr_function
-from .runtime import (CompiledKernel, Config, JITFunction, RunRecord, autotune, compile, heuristics, jit,
-                      register_executor, register_stage, reinterpret, set_executor, use_executor, TensorWrapper)
-from .runtime.jit import resolve_grid  # noqa: F401
+from .runtime import (
+    CompiledKernel,
+    Config,
+    JITFunction,
+    RunRecord,
+    TensorWrapper,
+    autotune,
+    compile,
+    heuristics,
+    jit,
+    register_executor,
+    register_stage,
+    reinterpret,
+    set_executor,
+    use_executor,
+)
 from .runtime import mtia_executor as _mtia  # noqa: E402  (registers the "mtia" executor and its stages)
+from .runtime.jit import resolve_grid  # noqa: F401
 
 
 def _interpret_requested() -> bool:

@@ -10,8 +10,8 @@ import argparse
 
 import numpy as np
 
-import compiler as triton                # was: import triton
-import compiler.language as tl           # was: import triton.language as tl
+import compiler as triton  # was: import triton
+import compiler.language as tl  # was: import triton.language as tl
 from simulator import use_config
 
 

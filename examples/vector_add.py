@@ -5,8 +5,8 @@
 """
 import numpy as np
 
-import compiler as triton                # was: import triton
-import compiler.language as tl           # was: import triton.language as tl
+import compiler as triton  # was: import triton
+import compiler.language as tl  # was: import triton.language as tl
 
 
 @triton.jit

@@ -7,7 +7,17 @@ circular buffers and arguments, and prints/parses as text assembly and JSON.
 """
 from . import cb, dma, dpe, mlu, re, scalar, se, sync, vector  # noqa: F401  (registers the instructions)
 from .fields import AsmError
-from .instruction import ENGINES, REGISTRY, UNITS, Instr, format_instr, instr_from_json, instr_to_json, make, parse_instr
+from .instruction import (
+           ENGINES,
+           REGISTRY,
+           UNITS,
+           Instr,
+           format_instr,
+           instr_from_json,
+           instr_to_json,
+           make,
+           parse_instr,
+)
 from .program import ArgDecl, CBDecl, Program
 from .types import DRAM_BASE, DTYPES, LS_BASE, SRAM_BASE, F, Tile, V, X, itemsize, np_dtype
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import ml_dtypes
+import numpy as np
 
 # Assembly name -> numpy dtype. i1 (Triton's bool) is stored one byte per element.
 DTYPES: dict[str, np.dtype] = {

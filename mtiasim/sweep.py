@@ -379,7 +379,7 @@ def _run(sw: Sweep, path: Path | None, existing: list[dict], workers, scheduler,
 def _progress(total: int, name: str, enabled: bool):
     if not enabled or total == 0:
         return None
-    from tqdm import tqdm       # plain text: tqdm.auto wants ipywidgets in notebooks
+    from tqdm import tqdm  # plain text: tqdm.auto wants ipywidgets in notebooks
     return tqdm(total=total, desc=f"sweep {name}", unit="run", mininterval=0.5)
 
 

@@ -21,12 +21,12 @@ import simpy
 from threadpoolctl import threadpool_limits
 
 from isa import Program
-from isa.types import np_dtype
 from isa.re import ReSend
+from isa.types import np_dtype
 
-from .config import Config, get_config
-from .chip.memory_system import MemorySystem
 from . import launch
+from .chip.memory_system import MemorySystem
+from .config import Config, get_config
 from .errors import DeadlockError, ProgramError
 from .event_loop import Environment
 from .gc_pause import cycle_collection_paused
@@ -38,6 +38,7 @@ from .semantics import load_all
 
 load_all()
 from .semantics import control  # noqa: E402,F401  (registers the control-core semantics)
+
 
 class Machine:
     def __init__(self, cfg: Config | None = None, numerics: bool = True, trace=None,

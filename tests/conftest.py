@@ -16,8 +16,9 @@ import pytest
 from hypothesis import settings
 
 import compiler.runtime.compile as _compile
-from floor import assert_above_floor
 from simulator.machine import Machine
+
+from floor import assert_above_floor
 
 _compile.CHECK_ROUNDTRIP = True
 settings.register_profile("suite", derandomize=True, database=None)

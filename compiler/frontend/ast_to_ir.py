@@ -832,7 +832,7 @@ class AstToIR(ast.NodeVisitor):
             if not _in_library(src.file):
                 # an error in a user's helper is reported at the call (the arguments may be its cause, a
                 # dtype passed where a constexpr was meant), with where in the helper it arose, as Triton does
-                raise _InHelper(e, e.where(f"in {src.fndef.name}()") + (f"\n{e.note}" if e.note else ""))
+                raise _InHelper(e, e.where(f"in {src.fndef.name}()") + (f"\n{e.note}" if e.note else "")) from e
             # an error inside one of the language's own @jit functions (tl.dot_scaled's decoding, ...) is
             # the caller's: reported at the user's call, naming where in the library it arose
             raise ValueError(f"{e.error_message} (in {src.fndef.name}, {os.path.relpath(e.file, _PACKAGE_ROOT)}:"

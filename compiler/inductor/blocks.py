@@ -9,7 +9,6 @@ block when the compiler says the tiles do not fit (`OutOfResources`).
 """
 from __future__ import annotations
 
-
 MIN_BLOCK = 16            # below this a program's DMA and issue overhead outweighs its work
 MAX_POINTWISE = 2048      # elements per program: 8 KB per f32 tile, 2048 is where longer DMAs stop paying off
 

@@ -7,6 +7,7 @@ evaluated by its entry in `ops.EVAL`. Programs run in Triton's interpreter order
 from __future__ import annotations
 
 import numpy as np
+
 from isa import float_minmax as minmax
 
 from ..errors import KernelRuntimeError, StepLimitError

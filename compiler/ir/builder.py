@@ -1,10 +1,10 @@
 """Builder: creates ops at an insertion point, stamping each with the current source location."""
 from __future__ import annotations
 
-import numpy as np
-
 from contextlib import contextmanager
 from typing import Sequence
+
+import numpy as np
 
 from .core import Block, Loc, Operation, Region, Value
 from .types import Type

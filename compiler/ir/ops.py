@@ -206,7 +206,7 @@ class OpDef:
         if spare < 0 or (not unsized and spare > optional):
             raise VerifyError(f"'{op.name}' op has {n} operands; expected {', '.join(self.operands) or 'none'}")
         out, i = {}, 0
-        for name, (kind, size_attr) in self.operand_kinds.items():
+        for name, (kind, _size_attr) in self.operand_kinds.items():
             if kind == "one":
                 out[name] = i
                 i += 1

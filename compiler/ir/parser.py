@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import re
 
-from .types import BlockType, PointerType, SCALARS, TensorDescType, Type
 from .core import Block, Loc, Module, Operation, Region, Value
+from .types import SCALARS, BlockType, PointerType, TensorDescType, Type
 
 
 class ParseError(Exception):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from ..ir import types as T
-from ..ir.types import DType, PointerType, BlockType, TensorDescType  # noqa: F401  (re-exported)
+from ..ir.types import BlockType, DType, PointerType, TensorDescType  # noqa: F401  (re-exported)
 
 # --- dtypes ---------------------------------------------------------------------------------------
 dtype = DType

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..runtime.jit import jit
 from . import core as tl
-from .builtins import static_range, where, maximum, static_assert
+from .builtins import maximum, static_assert, static_range, where
 from .math import cos, log, sin, sqrt, umulhi
 
 N_ROUNDS_DEFAULT = 10

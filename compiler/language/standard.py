@@ -24,8 +24,9 @@ from __future__ import annotations
 from ..runtime.jit import jit
 from . import core as tl
 from .builtins import arange, minimum, reshape, static_assert, static_range, where
-from .reductions import max as _max, min as _min, xor_sum
-
+from .reductions import max as _max
+from .reductions import min as _min
+from .reductions import xor_sum
 
 # --- compile-time helpers ---------------------------------------------------------------------------
 

@@ -13,8 +13,17 @@ from .compile import compile
 from .compiled import CompiledKernel, Stages, register_stage, unregister_stage
 from .device import DeviceArray, device_array
 from .driver import driver
-from .executor import (Executor, KernelArgs, LaunchOptions, RunRecord, get_executor, register_executor,
-                       registered_executors, set_executor, use_executor)
+from .executor import (
+                       Executor,
+                       KernelArgs,
+                       LaunchOptions,
+                       RunRecord,
+                       get_executor,
+                       register_executor,
+                       registered_executors,
+                       set_executor,
+                       use_executor,
+)
 from .jit import JITFunction, jit, register_launch_keyword
 from .memory import DeviceBuffer, PointerArg, TensorWrapper, reinterpret
 

@@ -53,7 +53,7 @@ class ActiveDriver:
     def get_active_torch_device(self):
         torch = sys.modules.get("torch")
         if torch is None:
-            import torch                      # the caller wants torch tensors: it uses torch
+            import torch  # the caller wants torch tensors: it uses torch
         return torch.device("cpu")
 
     def get_current_device(self) -> int:

@@ -14,6 +14,7 @@ import sys
 import time
 
 import numpy as np
+
 from simulator.gc_pause import cycle_collection_paused
 from simulator.launch import check_programs
 
@@ -21,9 +22,8 @@ from ..errors import CompilationError, KernelRuntimeError
 from ..frontend.aggregate_params import expand_aggregate_args, lift, lifts
 from ..frontend.source import Param
 from ..ir import types as T
-from . import device
+from . import device, target
 from . import executor as ex
-from . import target
 from .compiled import CompiledKernel
 from .memory import PointerArg, commit, host_array, pack, plan_buffers
 from .specialize import ConstArg, RuntimeArg, key_part, specialize

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulator.memory.global_memory import ALLOC_ALIGN      # every device buffer starts on this boundary
+from simulator.memory.global_memory import ALLOC_ALIGN  # every device buffer starts on this boundary
 
 from ..ir import types as T
 from ..language.core import constexpr

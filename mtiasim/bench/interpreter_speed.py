@@ -25,10 +25,10 @@ import time
 os.environ["TRITON_INTERPRET"] = "1"      # read when triton is imported: its @jit then interprets
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 
 import compiler  # noqa: E402
 

@@ -18,7 +18,7 @@ from .link import Link
 class Noc:
     def __init__(self, cfg):
         self.cfg = cfg
-        rows, cols = cfg.grid.rows, cfg.grid.cols
+        cols = cfg.grid.cols
         self.routes: list[tuple[tuple[int, str, int], ...]] = []
         for i in range(cfg.num_pes):
             r, c = divmod(i, cols)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import types
 
 from isa.instruction import ENGINES
+from isa.re import ReSend
 from isa.types import SRAM_BASE
 
 from ..errors import SanitizerError, SimError, StepLimitError
@@ -19,7 +20,6 @@ from ..semantics import SEMANTICS
 from . import command_processor
 from .re import resolve_send
 from .vector_core import VectorCore
-from isa.re import ReSend
 
 SCALAR, ENGINE, BLOCKING, RUN = 0, 1, 2, 3
 

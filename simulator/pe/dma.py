@@ -22,8 +22,8 @@ from isa.types import np_dtype
 
 from ..chip.memory_system import Access
 from ..errors import SanitizerError
-from ..signal import Signal
 from ..semantics.dma import boxes, skipped, wrap_parts
+from ..signal import Signal
 from .engine import Engine
 
 READS_AT_START = (dma.DmaIn, dma.DmaGather, dma.DmaRows)

@@ -20,6 +20,7 @@ import simpy
 
 from .command_queue import CommandQueue
 
+
 class Engine:
     kind = "engine"
     in_order = True

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa import re as re_isa
 from isa import float_minmax as minmax
+from isa import re as re_isa
 from isa.types import np_dtype
 
 from . import semantics

@@ -5,8 +5,8 @@ import math
 
 import numpy as np
 
-from isa import se
 from isa import float_minmax as minmax
+from isa import se
 from isa.float_to_int import float_to_int
 from isa.types import np_dtype
 

@@ -2,6 +2,7 @@
 (`simulator.get_config()`) only in compiler/runtime/target.py, and a launch under `use_config(X)` still
 compiles and runs for X on both executors, as the driver's device properties describe X."""
 import ast
+import dataclasses
 
 import numpy as np
 import pytest
@@ -9,8 +10,9 @@ import pytest
 import compiler as triton
 import compiler.language as tl
 from compiler.runtime.executor import LaunchOptions
-from executors import EXECUTORS
 from simulator.config import load_config, use_config
+
+from executors import EXECUTORS
 from repo import ROOT
 
 COMPILER = ROOT / "compiler"
@@ -26,7 +28,7 @@ def _get_config_calls():
         tree = ast.parse(path.read_text(), str(path))
         rel = path.relative_to(COMPILER).as_posix()
 
-        def visit(node, where):
+        def visit(node, where, rel=rel):
             for child in ast.iter_child_nodes(node):
                 inner = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else where
                 if isinstance(child, ast.Call):
@@ -34,7 +36,7 @@ def _get_config_calls():
                     if (isinstance(f, ast.Name) and f.id == "get_config") or \
                             (isinstance(f, ast.Attribute) and f.attr == "get_config"):
                         calls.add((rel, where))
-                visit(child, inner)
+                visit(child, inner, rel)
         visit(tree, "<module>")
     return calls
 
@@ -92,5 +94,5 @@ def test_launch_options_are_typed_fields():
     opts = LaunchOptions(numerics=False, max_steps=10)
     assert (opts.numerics, opts.max_steps, opts.config, opts.machine) == (False, 10, None, None)
     assert opts.extra == {"numerics": False, "max_steps": 10}      # the keywords given, by name
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         opts.numerics = True                                         # frozen

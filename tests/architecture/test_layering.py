@@ -6,8 +6,8 @@ import ast
 from pathlib import Path
 
 import pytest
-from repo import ROOT
 
+from repo import ROOT
 
 # package -> the top-level packages of this project it must not import
 FORBIDDEN = {

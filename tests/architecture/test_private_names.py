@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import sys
 from pathlib import Path
+
 from repo import ROOT
 
 PACKAGES = ("isa", "compiler", "simulator", "mtiasim")

@@ -17,8 +17,21 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
-from .types import (FLOATS, INTS, WEAK_UNSIGNED_LITERALS, Val, is_float, is_int, is_unsigned, limit, minmax_dtype,
-                    promote, result_dtype, sum_dtype, tl_name)
+from .types import (
+    FLOATS,
+    INTS,
+    WEAK_UNSIGNED_LITERALS,
+    Val,
+    is_float,
+    is_int,
+    is_unsigned,
+    limit,
+    minmax_dtype,
+    promote,
+    result_dtype,
+    sum_dtype,
+    tl_name,
+)
 
 MAX_TRIPS = 3                 # runtime trip counts are drawn in [0, MAX_TRIPS]
 INPUT_BOUND = 4.0             # float inputs are drawn in [-4, 4]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import ml_dtypes
+import numpy as np
 
 # dtype name -> (tl spelling, numpy dtype, largest magnitude a value may reach)
 DTYPES = {

@@ -1,8 +1,8 @@
 """The notebooks run top to bottom without errors (each in about a minute on two idle cores)."""
 import time
-from pathlib import Path
 
 import pytest
+
 from repo import ROOT
 
 nbformat = pytest.importorskip("nbformat")

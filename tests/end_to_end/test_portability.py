@@ -21,10 +21,10 @@ import pytest
 
 import compiler.runtime.mtia_executor  # noqa: F401  (registers the "mtia" executor)
 from compiler.runtime import use_executor
+from simulator import use_config
+
 from portability import conventions
 from portability.conventions import case_inputs, golden_path, is_array
-from simulator import use_config
-from simulator.errors import SanitizerError
 
 FILES = conventions.kernel_files()
 IMPORTS = {"import triton": "import compiler as triton",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, Phase, assume, example, given, note, settings
 from hypothesis import strategies as st
 

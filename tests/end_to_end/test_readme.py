@@ -1,10 +1,10 @@
 """The README's sample report is what the first command prints today (but for host timings)."""
 import re
-from pathlib import Path
 
+from mtiasim.workloads import get_workload
 from simulator import load_config
 from simulator.machine import Machine
-from mtiasim.workloads import get_workload
+
 from repo import ROOT
 
 README = ROOT / "README.md"

@@ -8,7 +8,7 @@ values, which Triton leaves undefined (the SE saturates like a GPU; numpy wraps)
 import os
 import subprocess
 import sys
-from pathlib import Path
+
 from repo import ROOT
 
 SUITES = ["tests/compiler/interpreter/test_interp_semantics.py", "tests/compiler/interpreter/test_interp_kernels.py",

@@ -15,12 +15,13 @@ both executors against numpy on random inputs, outputs poisoned with NaN.
 """
 import numpy as np
 import pytest
-from executors import EXECUTORS, launch
 
 import compiler as triton
 import compiler.language as tl
 from compiler.language.extra import libdevice
 from simulator import use_config
+
+from executors import EXECUTORS, launch
 
 
 @triton.jit

@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 import isa
 from isa import AsmError, Program
-from isa_samples import sample_instr
 from simulator import ConfigError, load_config
 from simulator.config import CONFIG_DIR, Config, config_from_dict, read_yaml
+
+from isa_samples import sample_instr
 
 FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEW = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,16 +1,15 @@
 """The `mtiasim` console script, end to end, as the README shows it."""
 import json
 import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
 import mtiasim.commands  # noqa: F401  (registers the commands)
 from mtiasim.cli import COMMANDS
+
 from repo import ROOT, mtiasim_exe
 
 SMALL = ["--config", "mtia-small"]

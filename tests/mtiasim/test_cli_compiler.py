@@ -4,6 +4,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
 from repo import ROOT
 
 # the console script of the environment running the tests (an unactivated venv too)

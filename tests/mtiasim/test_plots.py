@@ -4,9 +4,9 @@ import math
 import pytest
 from matplotlib.colors import to_hex
 
-from simulator import load_config
 from mtiasim.plots import config_roofs, pe_heatmap, roof_at, roofline_chart, save_figure, utilization_chart
 from mtiasim.workloads import get_workload
+from simulator import load_config
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simulator.config import CONFIG_DIR
 from mtiasim.sweep import SweepError, comparable, load_sweep, read_table, run_sweep
+from simulator.config import CONFIG_DIR
 
 # 3 DRAM bandwidths x 2 local-store sizes x 2 workloads = 12 runs, each a few milliseconds
 SMALL = {
@@ -170,10 +170,11 @@ def test_an_output_the_sweep_cannot_use_is_refused_before_the_first_point(tmp_pa
 
 def test_a_second_writer_of_the_same_output_is_refused_with_the_first_named(tmp_path):
     import os
+
     from mtiasim.output_lock import OutputBusy, OutputLock
     out = tmp_path / "r.csv"
     with OutputLock(out):
-        with pytest.raises(OutputBusy, match=rf"r\.csv is being written by another sweep in this process"):
+        with pytest.raises(OutputBusy, match=r"r\.csv is being written by another sweep in this process"):
             run_sweep(_write(tmp_path, SMALL), out, workers=1, progress=False, on_row=_never)
     assert not (tmp_path / ".r.csv.lock").exists()                  # released and removed
     holder = (f"import sys, time; sys.path[:0] = {sys.path!r}\n"

@@ -11,6 +11,7 @@ import time
 import yaml
 
 from mtiasim.sweep import comparable, read_table, run_sweep
+
 from repo import mtiasim_exe
 
 SPEC = {"name": "faults", "base": "mtia-small", "grid": {"dram.bandwidth_gbps": [3.2 * i for i in range(1, 9)]},

@@ -2,11 +2,19 @@
 import numpy as np
 import pytest
 
+from mtiasim.workloads import (
+    _REGISTRY,
+    Workload,
+    WorkloadError,
+    format_shape,
+    gemm_tiling,
+    get_workload,
+    register_workload,
+    workloads,
+)
 from simulator import load_config
 from simulator.examples.softmax import local_store_bytes, rows_per_block, run_softmax, softmax_program
 from simulator.machine import Machine
-from mtiasim.workloads import (Workload, WorkloadError, format_shape, get_workload, gemm_tiling,
-                                 register_workload, workloads, _REGISTRY)
 
 from floor import assert_above_floor
 

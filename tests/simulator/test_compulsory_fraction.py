@@ -4,12 +4,12 @@ each argument must move once, the useful work at peak) stands beside it wherever
 the report, its table row, sweep tables and the roofline chart."""
 import pytest
 
-from simulator import load_config
 from mtiasim.commands.sweep import sweep_table
-from simulator.examples.micro import dram_stream
-from simulator.machine import Machine
 from mtiasim.plots import roofline_chart
 from mtiasim.sweep import run_sweep
+from simulator import load_config
+from simulator.examples.micro import dram_stream
+from simulator.machine import Machine
 
 CHUNK = 32768
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator import ConfigError, load_config, use_config, get_config
+from simulator import ConfigError, get_config, load_config, use_config
 from simulator.config import CONFIG_DIR
 
 

@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +25,7 @@ from simulator.examples.gemm import gemm_program
 from simulator.examples.micro import channel_stream, dpe_loop, dram_stream
 from simulator.examples.softmax import softmax_program
 from simulator.machine import Machine
+
 from repo import ROOT
 
 # the same executor in timing-only mode, by name, for launches through the runtime

@@ -15,8 +15,9 @@ import compiler as triton
 import compiler.language as tl
 import simulator.launch
 from compiler.errors import StepLimitError
-from executors import EXECUTORS, launch
 from simulator.launch import DEFAULT_MAX_STEPS, MAX_STEPS_ENV
+
+from executors import EXECUTORS, launch
 
 HERE = Path(__file__).name
 

@@ -8,9 +8,9 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
-from simulator import use_config
 from mtiasim.commands.roofline import points_table
 from mtiasim.plots import roofline_chart
+from simulator import use_config
 from simulator.report import UNITS
 
 

@@ -82,9 +82,9 @@ class _Store:
 def test_the_command_queue_serves_as_a_simpy_store_does():
     for seed in range(20):
         for cap in (1, 2, 4):
-            store = _log_of(lambda env: _Store(env, cap), seed)
-            assert _log_of(lambda env: CommandQueue(env, cap), seed, Environment) == store
-            assert _log_of(lambda env: CommandQueue(env, cap), seed, Environment, take=True) == store
+            store = _log_of(lambda env, cap=cap: _Store(env, cap), seed)
+            assert _log_of(lambda env, cap=cap: CommandQueue(env, cap), seed, Environment) == store
+            assert _log_of(lambda env, cap=cap: CommandQueue(env, cap), seed, Environment, take=True) == store
 
 
 def _event_order(env, seed: int, until=None) -> list:

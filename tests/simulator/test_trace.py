@@ -5,11 +5,11 @@ from collections import defaultdict
 
 import pytest
 
+from mtiasim.workloads import get_workload
 from simulator import load_config
 from simulator.machine import Machine
 from simulator.memory.circular_buffer import CircularBuffer
 from simulator.trace import Tracer
-from mtiasim.workloads import get_workload
 
 REQUIRED = {  # keys each phase must carry, with their types
     "X": {"name": str, "ts": (int, float), "dur": (int, float), "pid": int, "tid": int},

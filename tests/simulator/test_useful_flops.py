@@ -8,6 +8,7 @@ import pytest
 
 import compiler as triton
 from compiler.kernels.matmul import matmul_kernel
+
 from executors import EXECUTORS, launch
 
 M, N, K = 8, 80, 200            # 8 of a tile's 32 rows hold data; N and K end in partial tiles too

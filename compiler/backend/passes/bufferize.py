@@ -287,7 +287,7 @@ class _Planner:
         if op.attrs["engine"] == "rvv":          # the vector core writes a fresh slot, never in place
             self.new_storage(r, blk, depth, "rvv")
             return
-        for i, v in enumerate(op.operands):
+        for v in op.operands:
             loc = self.plan.loc.get(v)
             # in place when the input dies here; a narrowing result (f32 -> f16) may share it too,
             # since element i is written no later than element i is read
@@ -407,7 +407,7 @@ class _Planner:
             plan.storages[loc.sid].values.append(after.args[k])
             plan.loc[op.results[k]] = loc
         self.block(after, depth + 1)
-        for k, r in enumerate(op.results):
+        for r in op.results:
             if isinstance(plan.loc.get(r), TileLoc):
                 plan.storages[plan.loc[r].sid].values.append(r)
 

@@ -15,8 +15,8 @@ Scalar (0-d) loads and stores stay as they are for the control core.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 from math import gcd
+from typing import ClassVar
 
 from ...ir import Builder, Op
 from ...ir.core import Operation, Value

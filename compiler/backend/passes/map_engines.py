@@ -24,8 +24,17 @@ from typing import ClassVar
 
 from ...ir import Op
 from ...ir.core import Operation, Value
-from ..target import (BROADCASTS, CONVERTS_FLOAT_SOURCES, CONVERTS_SOURCES, LAYOUT_OPS, NARROWED_BY_WRITER,
-                      TAKES_SCALARS, VIEW_OPS, WIDENED_BY_READERS, unit_of)
+from ..target import (
+    BROADCASTS,
+    CONVERTS_FLOAT_SOURCES,
+    CONVERTS_SOURCES,
+    LAYOUT_OPS,
+    NARROWED_BY_WRITER,
+    TAKES_SCALARS,
+    VIEW_OPS,
+    WIDENED_BY_READERS,
+    unit_of,
+)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from ...ir import Builder, Op
 from ...ir.core import Operation, Value
-from ...ir.types import BlockType, i1, i32, i64
+from ...ir.types import BlockType, i64
 from ..analysis.affine import Affine, analyze
 from .lower_memory import index_block, materialize, offset_pointer
 
@@ -118,7 +118,7 @@ def _scalarize(loop: Operation, remap_boxes: bool) -> None:
     bb = Builder()
     bb.block, bb.index = body, 0
     bb.loc = loop.loc
-    for j, (aff, d) in plans.items():
+    for j, (_aff, d) in plans.items():
         arg = body.args[j + 1]
         old_t = arg.type
         arg.type = new_inits[j].type

@@ -50,8 +50,9 @@ from __future__ import annotations
 import dataclasses
 
 from isa import cb as cbi
-from isa import dma, re as rei, se, sync
+from isa import dma, se, sync
 from isa import fields as K
+from isa import re as rei
 from isa import scalar as riscv
 from isa.instruction import ENGINES
 from isa.program import CBDecl

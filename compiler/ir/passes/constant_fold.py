@@ -16,8 +16,8 @@ import numpy as np
 
 from ..core import Operation
 from ..ops import OP_DEFS, Op
-from ..types import STORAGE_FP8, PointerType
 from ..patterns import constant_value
+from ..types import STORAGE_FP8, PointerType
 
 _SHAPE_OPS = {Op.SPLAT, Op.BROADCAST, Op.EXPAND_DIMS, Op.RESHAPE, Op.TRANS}
 _POINTER_OPS = {Op.ADDPTR, Op.INT_TO_PTR, Op.PTR_TO_INT, Op.PTR_BITCAST}

@@ -10,12 +10,13 @@ import subprocess
 
 import numpy as np
 import pytest
-from filecheck import check_ir
-from library_stages import library_stages
 
 import compiler as triton
 import compiler.language as tl
 from compiler.backend.codegen.intrinsics import HEADER, header_text
+
+from filecheck import check_ir
+from library_stages import library_stages
 
 KERNELS = sorted(library_stages())
 

@@ -30,9 +30,8 @@ def test_each_switch_off_gives_the_same_numbers(switch):
 
 
 def test_switches_change_the_lowering_they_name():
-    from simulator import get_config
-
     from compiler.runtime.mtia_executor import mtia_program
+    from simulator import get_config
     a, b = _matmul_inputs()
     c = np.zeros((100, 72), np.float16)
     compiled = wrapped_matmul_kernel.compile(a, b, c, 100, 72, 40, 40, 72, 72, BM=32, BN=32, BK=16)

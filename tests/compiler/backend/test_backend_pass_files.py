@@ -15,10 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from filecheck import check_ir
 
 from compiler.backend.opt import arg_parser, pass_table, program_rewrites, run_passes, split_input
 from simulator.config import load_config
+
+from filecheck import check_ir
 from repo import ROOT
 
 HERE = Path(__file__).parent / "passes"

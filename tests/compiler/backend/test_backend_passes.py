@@ -4,7 +4,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from filecheck import check_ir
 
 import compiler.runtime.mtia_executor  # noqa: F401  (registers the backend stages)
 from compiler.backend.passes.allocate_ls import AllocateLocalStore
@@ -20,6 +19,8 @@ from compiler.errors import CompilationError
 from compiler.ir import parse_module, print_module, verify
 from compiler.ir.passes import CommonSubexpressionElimination, DeadCodeElimination
 from simulator.config import load_config
+
+from filecheck import check_ir
 
 
 def run(text: str, *passes) -> str:

@@ -1,12 +1,13 @@
 """Every backend stage of every library kernel is complete as text: it parses back to itself, and the
 later stages run from the text alone give the same program."""
 import pytest
-from library_stages import library_stages
 
 from compiler.backend.passes.allocate_ls import AllocateLocalStore
 from compiler.backend.pipeline import emit_program
 from compiler.ir import parse_module, reprint
 from simulator.config import load_config
+
+from library_stages import library_stages
 
 KERNELS = sorted(library_stages())
 

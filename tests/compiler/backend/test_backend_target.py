@@ -10,9 +10,10 @@ from compiler.backend.passes.map_engines import MapEngines
 from compiler.backend.pipeline import backend_passes, emit_program
 from compiler.backend.target import POINTER_OPS, RVV_OPS, UNIT_OF, Target
 from compiler.ir import OP_DEFS, parse_module, print_module
+from simulator.config import load_config
+
 from executors import EXECUTORS, launch
 from filecheck import check_ir
-from simulator.config import load_config
 
 
 def test_every_op_the_target_puts_on_a_unit_has_a_lowering_for_that_unit():

@@ -4,10 +4,11 @@ holds them. The read-modify-write still happens at memory, element by element, s
 same block all land, on both executors (values are small integers, so every order of adds is exact)."""
 import numpy as np
 import pytest
-from executors import EXECUTORS, launch
 
 import compiler as triton
 import compiler.language as tl
+
+from executors import EXECUTORS, launch
 
 
 @triton.jit

@@ -12,8 +12,9 @@ import compiler as triton
 import compiler.language as tl
 from compiler.kernels.matmul_tutorial import matmul_tutorial_kernel
 from compiler.runtime.mtia_executor import mtia_program
-from executors import EXECUTORS, launch
 from simulator import get_config, use_config
+
+from executors import EXECUTORS, launch
 
 OFF = {"coalesce_k": False}
 

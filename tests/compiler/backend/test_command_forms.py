@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from compiler.backend.program.command_forms import apply_command_forms
 from compiler.backend.options import BackendOptions
+from compiler.backend.program.command_forms import apply_command_forms
+from compiler.kernels.matmul import matmul, reference
 from compiler.runtime.jit import LAUNCH_OBSERVERS
 from compiler.runtime.mtia_executor import mtia_program
-from compiler.kernels.matmul import matmul, reference
 from isa import Program
 from simulator import get_config, load_config
 from simulator.errors import ProgramError
@@ -88,7 +88,7 @@ def test_auto_increment_and_contexts_in_isa_copy_the_data_and_save_operand_words
         m = Machine(cfg)
         a = m.gmem.alloc_array(src, "src")
         d = m.gmem.alloc_array(np.full_like(src, np.nan), "dst")
-        r = m.run(_copy(ctx), grid=(1,), args={"src": a, "dst": d})
+        m.run(_copy(ctx), grid=(1,), args={"src": a, "dst": d})
         np.testing.assert_array_equal(d.data.view(np.float16), src)
         busy[ctx] = m.pes[0].core.busy
     # each command sends 5 words (tile, base, two strides, the literal fields) on its first issue and

@@ -13,10 +13,11 @@ import compiler as triton
 import compiler.language as tl
 from compiler.kernels.matmul_tutorial import matmul_tutorial, matmul_tutorial_kernel
 from compiler.runtime.mtia_executor import mtia_program
-from dma_starts import DmaStarts
-from executors import EXECUTORS, launch
 from simulator import get_config, use_config
 from simulator.machine import Machine
+
+from dma_starts import DmaStarts
+from executors import EXECUTORS, launch
 
 OFF = {"defer_stores": False}
 

@@ -10,8 +10,9 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
-from executors import EXECUTORS, launch
 from simulator import use_config
+
+from executors import EXECUTORS, launch
 
 
 @triton.jit

@@ -8,8 +8,9 @@ import pytest
 import compiler as triton
 import compiler.language as tl
 from compiler.backend.options import BackendOptions
-from executors import EXECUTORS, launch
 from simulator import use_config
+
+from executors import EXECUTORS, launch
 
 
 @triton.jit
@@ -78,9 +79,8 @@ def test_rotation_off_copies_the_carried_block_and_gives_the_same_numbers():
         outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_allclose(outs[0], ref, rtol=1e-3, atol=1e-3)
-    from simulator import get_config
-
     from compiler.runtime.mtia_executor import mtia_program
+    from simulator import get_config
     compiled = ahead.compile(a, b, outs[0], 4, BLOCK=32)
     off = mtia_program(compiled, get_config(), 3, BackendOptions.of({"rotate_carried": False}))[0].to_asm()
     assert "se.mov" in off[off.index("for_1:"):off.index("endfor_2:")]

@@ -11,9 +11,10 @@ import importlib.util
 import numpy as np
 import pytest
 
-from executors import EXECUTORS, launch
 from compiler.runtime.mtia_executor import mtia_program
 from simulator import get_config, use_config
+
+from executors import EXECUTORS, launch
 
 LIVE = 34            # more than the 28 allocatable x (and 29 f) registers
 

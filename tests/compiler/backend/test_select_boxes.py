@@ -10,9 +10,10 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
-from executors import EXECUTORS, launch
 from compiler.runtime.mtia_executor import mtia_program
 from simulator import get_config, use_config
+
+from executors import EXECUTORS, launch
 
 BLOCK = 256
 

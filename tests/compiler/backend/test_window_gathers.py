@@ -117,9 +117,8 @@ def test_a_wide_assert_over_an_array_that_holds_its_windows_keeps_them():
 
 @pytest.mark.parametrize("executor", EXECUTORS)
 def test_the_index_windows_switch_off_gives_gathers_and_the_same_numbers(executor):
-    from simulator import get_config
-
     from compiler.runtime.mtia_executor import mtia_program
+    from simulator import get_config
     compiled = _pairs(executor, LI, LJ, options={"index_windows": False})
     asm = mtia_program(compiled, get_config(), 3, {"index_windows": False})[0].to_asm()
     assert sum(ln.strip().startswith("dma.gather") for ln in asm.splitlines()) == 1

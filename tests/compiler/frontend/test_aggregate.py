@@ -14,6 +14,7 @@ import pytest
 import compiler as triton
 import compiler.language as tl
 from compiler.errors import CompilationError
+
 from executors import EXECUTORS, launch
 
 RNG = np.random.default_rng(20261202)

@@ -1,10 +1,11 @@
 """FileCheck-style tests of the IR the frontend emits for each Python construct."""
 import numpy as np
+import pytest
 
 import compiler as triton
 import compiler.language as tl
+
 from filecheck import check_ir
-import pytest
 
 # launched on the reference interpreter unless MTIASIM_EXECUTOR names another (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("interpreter_by_default")

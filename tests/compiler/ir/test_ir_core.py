@@ -1,9 +1,23 @@
 """The IR data structures: building by hand, def-use lists, rewriting, walking, verifying, parsing."""
 import pytest
 
-from compiler.ir import (OP_DEFS, Block, Builder, Module, Op, Operation, ParseError, Region, VerifyError,
-                         parse_module, parse_type, print_module, verify)
+from compiler.ir import (
+    OP_DEFS,
+    Block,
+    Builder,
+    Module,
+    Op,
+    Operation,
+    ParseError,
+    Region,
+    VerifyError,
+    parse_module,
+    parse_type,
+    print_module,
+    verify,
+)
 from compiler.ir import types as T
+
 from filecheck import check_ir
 
 # launched on the reference interpreter unless MTIASIM_EXECUTOR names another (tests/conftest.py)

@@ -1,11 +1,12 @@
 """FileCheck tests of each pass on parsed IR, and of the pipeline's dumps."""
+import dataclasses
 import io
 
 import pytest
 
 from compiler.ir import parse_module, print_module, verify
-from compiler.ir.passes import (PASSES, CommonSubexpressionElimination, ConstantFold, DeadCodeElimination,
-                                pipeline)
+from compiler.ir.passes import PASSES, CommonSubexpressionElimination, ConstantFold, DeadCodeElimination, pipeline
+
 from filecheck import check_ir
 
 # launched on the reference interpreter unless MTIASIM_EXECUTOR names another (tests/conftest.py)
@@ -118,5 +119,5 @@ def test_pipeline_prints_after_each_pass():
 def test_passes_are_small_frozen_dataclasses():
     for name, p in PASSES.items():
         assert p.name == name
-        with pytest.raises(Exception):
+        with pytest.raises(dataclasses.FrozenInstanceError):
             p.name = "other"

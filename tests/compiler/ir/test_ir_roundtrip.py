@@ -12,6 +12,7 @@ import pytest
 import compiler.runtime.compile as compile_module
 from compiler.ir import parse_module, print_module, verify
 from compiler.runtime import JITFunction, use_executor
+
 from repo import TESTS
 
 # launched on the reference interpreter unless MTIASIM_EXECUTOR names another (tests/conftest.py)

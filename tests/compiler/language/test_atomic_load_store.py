@@ -9,6 +9,7 @@ import pytest
 import compiler as triton
 import compiler.language as tl
 from compiler.errors import CompilationError
+
 from executors import EXECUTORS, launch
 
 DTYPES = [("int1", np.bool_), ("int8", np.int8), ("uint8", np.uint8), ("int16", np.int16), ("int32", np.int32),

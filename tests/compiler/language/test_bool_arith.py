@@ -6,6 +6,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
+
 from executors import EXECUTORS, launch
 
 POISON = -7   # no path stores it: every result is 0 or 1

@@ -8,7 +8,6 @@ for associative combines (the last test documents the order for a non-associativ
 
 import numpy as np
 import pytest
-from executors import EXECUTORS, launch
 
 import compiler as triton
 import compiler.language as tl
@@ -17,6 +16,7 @@ from compiler.errors import CompilationError
 from compiler.ir import parse_module, print_module, verify
 from simulator import use_config
 
+from executors import EXECUTORS, launch
 from filecheck import check_ir
 
 INT_POISON = -12345

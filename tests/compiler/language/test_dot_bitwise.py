@@ -12,6 +12,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
+
 from executors import launch
 
 

@@ -10,6 +10,7 @@ import pytest
 import compiler as triton
 import compiler.language as tl
 from compiler.errors import CompilationError
+
 from executors import EXECUTORS, launch
 
 

@@ -6,6 +6,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
+
 from executors import EXECUTORS, launch
 
 NAMES = ["int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

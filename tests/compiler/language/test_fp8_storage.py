@@ -8,6 +8,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
+
 from executors import EXECUTORS, launch
 
 FNUZ = [(tl.float8e4b8, ml_dtypes.float8_e4m3fnuz), (tl.float8e5b16, ml_dtypes.float8_e5m2fnuz)]

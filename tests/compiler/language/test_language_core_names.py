@@ -8,6 +8,7 @@ import pytest
 import compiler as triton
 import compiler.language as tl
 from compiler.language import core, standard
+
 from executors import EXECUTORS, launch
 
 # the names Triton's core.py (3.8) defines that `tl` has
@@ -29,12 +30,17 @@ def test_core_and_standard_answer_for_the_tl_names_triton_defines_there(module, 
         assert getattr(module, name) is getattr(tl, name), name
         assert name in dir(module)
     with pytest.raises(AttributeError, match="has no attribute 'no_such_helper'"):
-        getattr(module, "no_such_helper")
+        module.no_such_helper
 
 
 def test_names_of_triton_core_a_library_uses():
-    from compiler.language.core import (CONSTEXPR_0, TRITON_BUILTIN, _unwrap_if_constexpr, get_int_dtype,
-                                        must_use_result, static_range, tuple)   # noqa: F401
+    from compiler.language.core import (
+        CONSTEXPR_0,
+        TRITON_BUILTIN,
+        _unwrap_if_constexpr,
+        get_int_dtype,
+        must_use_result,  # noqa: F401
+        )
     assert _unwrap_if_constexpr(tl.constexpr(3)) == 3 and _unwrap_if_constexpr(4) == 4 and CONSTEXPR_0.value == 0
     assert getattr(tl.arange, TRITON_BUILTIN) and must_use_result is triton.must_use_result
     assert [get_int_dtype(b, True) for b in (1, 8, 16, 32, 64)] == [tl.int1, tl.int8, tl.int16, tl.int32, tl.int64]

@@ -14,6 +14,7 @@ import compiler.language as tl
 import compiler.runtime.mtia_executor  # noqa: F401  (registers the "mtia" executor)
 from compiler.errors import CompilationError, KernelRuntimeError
 from compiler.ir import VerifyError, parse_module, print_module, verify
+
 from executors import EXECUTORS, launch
 
 # launched on the reference interpreter unless MTIASIM_EXECUTOR names another (tests/conftest.py)

@@ -18,6 +18,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
+
 from executors import EXECUTORS, launch
 
 BF16 = ml_dtypes.bfloat16

@@ -13,6 +13,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
+
 from executors import EXECUTORS, launch
 
 FP8 = ["float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16"]

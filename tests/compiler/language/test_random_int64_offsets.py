@@ -6,6 +6,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
+
 from executors import EXECUTORS, launch
 
 ROUND_A, ROUND_B = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)

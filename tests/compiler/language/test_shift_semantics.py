@@ -11,6 +11,7 @@ import pytest
 
 import compiler as triton
 import compiler.language as tl
+
 from executors import EXECUTORS, launch
 
 

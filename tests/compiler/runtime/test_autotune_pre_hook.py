@@ -7,8 +7,8 @@ import pytest
 import compiler as triton
 import compiler.language as tl
 from compiler.tools.tensor_descriptor import TensorDescriptor
-from tests.executors import EXECUTORS
 from simulator import use_config
+from tests.executors import EXECUTORS
 
 CALLS = []
 

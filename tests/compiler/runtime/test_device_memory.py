@@ -14,6 +14,7 @@ import compiler as triton
 import compiler.language as tl
 from compiler.runtime import device_array
 from compiler.runtime.memory import DEVICE_BASE
+
 from executors import EXECUTORS, launch
 
 RNG = np.random.default_rng(21)

@@ -6,16 +6,15 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from executors import EXECUTORS, launch
 
 import compiler as triton
 import compiler.language as tl
-from repo import ROOT
 
+from executors import EXECUTORS, launch
+from repo import ROOT
 
 
 def _by_program(text: str) -> dict:

@@ -1,7 +1,6 @@
 """triton.runtime.driver.active answers GPU host code for the simulator (compiler/runtime/driver.py):
 the lines Triton's tutorials open with run unchanged, and a launch on tensors made on its device
 computes the right numbers."""
-import numpy as np
 import pytest
 
 import compiler as triton

@@ -14,9 +14,10 @@ import compiler as triton
 import compiler.language as tl
 import compiler.runtime.mtia_executor  # noqa: F401  (registers the executor)
 from compiler.errors import OutOfBoundsError
-from executors import EXECUTORS, launch
 from simulator import use_config
 from simulator.memory.global_memory import guard_bytes
+
+from executors import EXECUTORS, launch
 
 BLOCK = 64
 RNG = np.random.default_rng(9)

@@ -16,10 +16,11 @@ import pytest
 import compiler as triton
 import compiler.language as tl
 from compiler.backend.launch import broadcast
-from executors import EXECUTORS, launch
 from simulator import get_config, use_config
 from simulator.launch import DEFAULT_MAX_PROGRAMS, MAX_PROGRAMS_ENV
 from simulator.machine import Machine
+
+from executors import EXECUTORS, launch
 
 RNG = np.random.default_rng(18)
 
@@ -148,6 +149,7 @@ def test_window_planning_is_bounded_past_plan_max_programs():
     PLAN_MAX_PROGRAMS it cannot be told without allocating with the grid, so the launch takes no windows."""
     from compiler.backend.launch import window_bounds
     from compiler.backend.launch.specialize import compiled_program as _compiled
+
     from shared_kernels import pairs_kernel
     arrays = [np.array([1, 2, 3], np.int64), np.array([0, 0, 1], np.int64), np.zeros((8, 4, 4), np.float32),
               np.zeros((8, 9), np.float32)]

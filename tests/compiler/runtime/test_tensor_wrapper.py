@@ -11,6 +11,7 @@ import torch
 import compiler as triton
 import compiler.language as tl
 from compiler.tools.tensor_descriptor import TensorDescriptor
+
 from executors import EXECUTORS, launch
 
 UNSIGNED = {"uint8": (tl.uint8, np.int8), "uint16": (tl.uint16, np.int16),

@@ -9,6 +9,7 @@ import pytest
 import compiler as triton
 import compiler.language as tl
 from simulator import get_config, use_config
+
 from repo import ROOT, TESTS
 
 RNG = np.random.default_rng(7)
@@ -149,7 +150,6 @@ def test_do_bench_follows_the_selected_config():
 
 def test_the_matmul_benchmark_example_runs_and_stays_under_each_chips_peak(tmp_path, capsys):
     import importlib.util
-    from pathlib import Path
 
     from simulator import load_config
     path = ROOT / "examples" / "matmul_benchmark.py"
@@ -194,7 +194,6 @@ NOT_OFFERED = {
 
 def test_tritons_public_names_exist_unless_listed():
     import json
-    from pathlib import Path
     names = json.loads((TESTS / "portability" / "triton_api_names.json").read_text())
     modules = {"triton.language": tl, "triton.language.math": tl.math, "triton": triton,
                "triton.testing": triton.testing}

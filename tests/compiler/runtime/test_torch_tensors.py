@@ -14,6 +14,7 @@ import torch
 import compiler as triton
 import compiler.language as tl
 from compiler.runtime.memory import host_array
+
 from executors import EXECUTORS, launch
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2, torch.int32]

@@ -5,14 +5,14 @@ and a lone requester sees exactly the first-come link. Against `fifo` it changes
 (At f80335a, round robin made the pinned fifo anomaly of tests/end_to_end/test_properties.py monotone: 2160 ->
 2149 -> 2138 cycles at 1x / 1.5x / 3x the DRAM bandwidth; it shows anomalies of its own when the
 SRAM is starved, up to +2.8% in a search of about 700 such configs.)"""
-import simpy
 import pytest
+import simpy
 
+from mtiasim.workloads import get_workload
 from simulator import load_config
 from simulator.chip.fair_link import FairLink
 from simulator.chip.link import Link
 from simulator.machine import Machine
-from mtiasim.workloads import get_workload
 
 
 def _finish_times(starts, bpc=4.0):

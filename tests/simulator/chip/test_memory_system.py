@@ -69,7 +69,7 @@ def test_write_back_llc_keeps_a_small_output_on_chip():
         m = Machine(load_config("mtia-2i", {"sram.llc_policy": policy}))
         x = np.random.default_rng(0).standard_normal(n // 4).astype(np.float32)
         src, dst = m.gmem.alloc_array(x, "src"), m.gmem.alloc_array(np.full_like(x, np.nan), "dst")
-        runs[policy] = r = m.run(dram_copy(2, CHUNK), grid=(64,), args={"src": src, "dst": dst})
+        runs[policy] = m.run(dram_copy(2, CHUNK), grid=(64,), args={"src": src, "dst": dst})
         np.testing.assert_array_equal(dst.data.view(np.float32)[: x.size], x)
     wb, wt = runs["write_back"], runs["write_through"]
     assert wb.bytes["dram_write"] == 0 and wb.llc["dirty_bytes"] == n

@@ -3,10 +3,10 @@ wait was for, and adds up with the busy time to the length of the run."""
 import numpy as np
 import pytest
 
+from mtiasim.workloads import get_workload
 from simulator import load_config
 from simulator.machine import Machine
 from simulator.report import combine
-from mtiasim.workloads import get_workload
 
 SMALL = load_config("mtia-small")
 

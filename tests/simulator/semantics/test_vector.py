@@ -350,7 +350,7 @@ def test_scalar_moves_and_mask_queries():
     m[[5, 9, 30, 40]] = True
     sel = np.zeros(VLEN, bool)
     sel[[9, 30, 41]] = True
-    body = f"""
+    body = """
     vsetvli x9, x0, e8, m1
     vle8.v v0, (x20)
     vle8.v v2, (x21)
@@ -429,7 +429,7 @@ def test_integer_reductions(sew):
            "vredmaxu": lambda v: max(x % 2**sew for x in v), "vredminu": lambda v: min(x % 2**sew for x in v)}
     cases = [(f"{k}.vs v24, v8, v4{vm}", INT[sew]) for k in red for vm in ("", ", vm=0")]
     res = run_cases(sew, lmul, vl, {8: a, 4: init}, cases, mask=mask)
-    for (op, _), (got, poison), (k, fn), m in zip(cases, res, [(k, f) for k in red for f in (red[k],) * 2],
+    for (op, _), (got, poison), (k, fn), m in zip(cases, res, [(name, f) for name in red for f in (red[name],) * 2],
                                                   [None, mask] * len(red)):
         act = np.ones(vl, bool) if m is None else m[:vl]
         want = poison.copy()
