@@ -20,6 +20,7 @@ import simpy
 
 from isa.program import CBDecl
 
+from ..errors import SanitizerError
 from ..signal import Signal
 
 
@@ -93,6 +94,13 @@ class CircularBuffer:
         # the second party to ask (producer or popper) removes the entry
         del self._released[slot]
         return entry[0]
+
+    def check_pop(self, where, n: int = 1) -> None:
+        """Popping `n` slots must not pass what was pushed; `where` is the error's context, or a function
+        that makes it (only called on error)."""
+        if self.rd + n > self.wr and not self.remote_fed:
+            raise SanitizerError(f"{where() if callable(where) else where}: pops CB {self.id} ({self.name}) beyond "
+                                 f"what was pushed: read pointer {self.rd}, write pointer {self.wr}, popping {n}")
 
     def pop_issued(self, slot: int) -> None:
         """Slot `slot` is popped in program order: it is released once all its readers complete."""

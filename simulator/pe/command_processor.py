@@ -308,7 +308,7 @@ def _kind(engine) -> str | None:
 def _pop(cmd, pops) -> None:
     if len(pops) == 1 and pops[0][1] == pops[0][0].rd:     # one pop of the oldest slot (most commands)
         cb, slot = pops[0]
-        check_pop(cmd.where, cb)
+        cb.check_pop(cmd.where)
         cb.pop_issued(slot)
         cb.rd += 1
         return
@@ -319,14 +319,7 @@ def _pop(cmd, pops) -> None:
         if sorted(slots) != list(range(cb.rd, cb.rd + len(slots))):
             raise SanitizerError(f"{cmd.where()}: pops of CB {cb.id} ({cb.name}) must release its oldest slots "
                                  f"{list(range(cb.rd, cb.rd + len(slots)))}, not {sorted(slots)}")
-        check_pop(cmd.where, cb, len(slots))
+        cb.check_pop(cmd.where, len(slots))
         for s in sorted(slots):
             cb.pop_issued(s)
         cb.rd += len(slots)
-
-
-def check_pop(where, cb, n: int = 1) -> None:
-    """`where` is the error's context, or a function that makes it (only called on error)."""
-    if cb.rd + n > cb.wr and not cb.remote_fed:
-        raise SanitizerError(f"{where() if callable(where) else where}: pops CB {cb.id} ({cb.name}) beyond what was pushed: read pointer "
-                             f"{cb.rd}, write pointer {cb.wr}, popping {n}")

@@ -8,7 +8,6 @@ from isa import sync
 from isa.types import DTYPES, X
 
 from ..errors import DeviceAssertionError, SanitizerError
-from ..pe.command_processor import check_pop
 from . import semantics
 from .tiles import source
 
@@ -63,7 +62,7 @@ def wait(core, ins):
 @semantics(cbi.CbPop)
 def pop(core, ins):
     cb = _cb(core, ins)
-    check_pop(core.where(ins), cb)
+    cb.check_pop(core.where(ins))
     cb.pop_issued(cb.rd)
     cb.rd += 1
     return

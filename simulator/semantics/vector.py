@@ -16,8 +16,8 @@ from isa import vector as rvv
 from isa.instruction import REGISTRY
 
 from ..errors import SanitizerError
-from ..pe.vector_core import INT, UINT, VectorFault, rate_name
 from . import semantics
+from .vector_types import INT, UINT, VectorFault, rate_name
 
 M64 = (1 << 64) - 1
 

@@ -50,6 +50,28 @@ def test_no_package_imports_one_above_it(package):
     assert not bad, "\n".join(bad)
 
 
+def _resolved(path: Path, node: ast.ImportFrom) -> str:
+    """The absolute module a `from ... import` names, relative ones resolved against the file's package."""
+    if node.level == 0:
+        return node.module or ""
+    package = list(path.relative_to(ROOT).parent.parts)
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def test_instruction_semantics_import_no_timing_model():
+    """simulator/semantics/ says what each instruction computes; the PEs (pe/), the memory system (chip/)
+    and the machine charge the time. The timing side calls the semantics, never the reverse."""
+    bad = []
+    for path in sorted((ROOT / "simulator" / "semantics").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = [_resolved(path, node)] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            bad += [f"{path.relative_to(ROOT)}:{node.lineno}: imports {n}" for n in names
+                    if n.startswith(("simulator.pe", "simulator.chip", "simulator.machine"))]
+    assert not bad, "\n".join(bad)
+
+
 def test_the_application_imports_no_private_name():
     bad = [f"{path.relative_to(ROOT)}:{line}: imports {name}"
            for path in sorted((ROOT / "mtiasim").rglob("*.py")) for line, name in private_names(path)]
