@@ -83,4 +83,5 @@ def test_mtiasim_configs_lists_it(capsys):
     assert cmd_configs(argparse.Namespace(config=None, json=True)) == 0
     rows = {r["config"]: r for r in json.loads(capsys.readouterr().out)["configs"]}
     assert rows["mtia-300"]["DRAM GB/s"] == 6100 and rows["mtia-300"]["grid"] == "12x6"
+    assert rows["mtia-300"]["DRAM"] == "hbm3e" and rows["mtia-2i"]["DRAM"] == "lpddr5"
     assert rows["mtia-300"]["DPE f16 TFLOP/s"] == pytest.approx(560, abs=1)
