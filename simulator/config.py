@@ -240,9 +240,31 @@ class Sram(_Model):
         return self
 
 
+class Hbm(_Model):
+    """How an HBM memory is built: stacks of channels, each channel split into independent pseudo-channels
+    (JESD238). Its pseudo-channels are the `channels` the DRAM model books, each with its own data bus,
+    banks and row buffers."""
+    stacks: int = _f("HBM stacks beside the die", ge=1, le=64)
+    channels_per_stack: int = _f("channels of one stack (HBM3: 16)", ge=1, le=64)
+    pseudo_channels: int = _f("independent pseudo-channels a channel splits into (HBM3: 2 of 32 data bits)",
+                              ge=1, le=4)
+
+    @property
+    def total(self) -> int:
+        """Pseudo-channels over all stacks: the independent data buses."""
+        return self.stacks * self.channels_per_stack * self.pseudo_channels
+
+
 class Dram(_Model):
+    kind: Literal["lpddr5", "hbm3e"] = _f(
+        "the memory technology: decides how many banks a per-bank refresh command refreshes (LPDDR5 a pair, "
+        "HBM a single bank) and, for HBM, that channels are the pseudo-channels of `hbm` and addresses spread "
+        "over a count that need not be a power of two (six stacks)")
+    hbm: Hbm | None = Field(None, description="the stacks, channels and pseudo-channels of an HBM memory "
+                                              "(required with kind hbm3e, absent otherwise)")
     bandwidth_gbps: float = _f("peak bandwidth, reads or writes (GB/s)", gt=0)
-    channels: int = _f("independent channels; addresses interleave across them", ge=1, le=1024)
+    channels: int = _f("independent channels, each with its own data bus and banks (HBM: all pseudo-channels); "
+                       "addresses interleave across them", ge=1, le=1024)
     interleave_bytes: int = _f("bytes mapped to one channel before moving to the next", ge=16)
     channel_hash: Literal["linear", "xor"] = _f("how granules map to channels: in turn, or XOR-folding the "
                                                  "higher address bits in so power-of-two strides spread")
@@ -263,24 +285,38 @@ class Dram(_Model):
         "(REFab, the channel stops), or off")
     refresh_interval_ns: float = _f("average time over which every bank is refreshed once, tREFI (ns)", gt=0)
     refresh_all_bank_ns: float = _f("channel stop per all-bank refresh, tRFCab (ns)", ge=0)
-    refresh_per_bank_ns: float = _f("channel time lost per per-bank refresh command (ns); banks / 2 of them "
-                                    "per refresh interval", ge=0)
+    refresh_per_bank_ns: float = _f("channel time lost per per-bank refresh command (ns); one per bank pair "
+                                    "(LPDDR5) or per bank (HBM) each refresh interval", ge=0)
     ecc: bool = _f("inline ECC in the memory controller: every transfer also moves its check bytes")
     ecc_overhead: float = _f("check bytes moved per data byte when ecc is on", ge=0, le=1)
+
+    @property
+    def per_bank_refreshes(self) -> int:
+        """Per-bank refresh commands per refresh interval: one per bank pair on LPDDR5 (JESD209-5: REFpb
+        refreshes a bank and its pair), one per bank on HBM (JESD238: REFSB refreshes a single bank)."""
+        return self.banks if self.kind == "hbm3e" else max(1, self.banks // 2)
 
     @model_validator(mode="after")
     def _geometry(self):
         if self.page_bytes & (self.page_bytes - 1):
             raise FieldValueError("page_bytes", self.page_bytes, "must be a power of two")
+        if (self.kind == "hbm3e") != (self.hbm is not None):
+            raise FieldValueError("hbm", self.hbm, "an hbm section (stacks, channels_per_stack, pseudo_channels) "
+                                  "is required with kind hbm3e and not allowed with another kind")
+        if self.hbm is not None and self.channels != self.hbm.total:
+            h = self.hbm
+            raise FieldValueError("channels", self.channels,
+                                  f"must be the pseudo-channels of the hbm section: {h.stacks} stacks x "
+                                  f"{h.channels_per_stack} channels x {h.pseudo_channels} = {h.total}")
         if self.refresh == "all_bank" and self.refresh_all_bank_ns >= self.refresh_interval_ns:
             raise FieldValueError("refresh_all_bank_ns", self.refresh_all_bank_ns,
                                   f"must be below refresh_interval_ns ({self.refresh_interval_ns}) or the channel "
                                   f"never runs")
-        per = max(1, self.banks // 2)
+        per = self.per_bank_refreshes
         if self.refresh == "per_bank" and self.refresh_per_bank_ns * per >= self.refresh_interval_ns:
             raise FieldValueError("refresh_per_bank_ns", self.refresh_per_bank_ns,
-                                  f"banks / 2 = {per} of them must fit in refresh_interval_ns "
-                                  f"({self.refresh_interval_ns})")
+                                  f"{per} of them (one per {'bank' if self.kind == 'hbm3e' else 'bank pair'}) "
+                                  f"must fit in refresh_interval_ns ({self.refresh_interval_ns})")
         return self
 
 
@@ -460,6 +496,12 @@ def _is_dict_field(parts: list[str]) -> bool:
     return len(parts) >= 2 and parts[-2] in ("macs_per_cycle", "ops_per_cycle")
 
 
+def _section(annotation: Any) -> Any:
+    """The model of a section field, seen through `| None` (an optional section such as dram.hbm)."""
+    args = [a for a in getattr(annotation, "__args__", ()) if a is not type(None)]
+    return args[0] if len(args) == 1 and isinstance(args[0], type) and issubclass(args[0], BaseModel) else annotation
+
+
 def _describe(loc: tuple, model: type[BaseModel] = Config) -> tuple[str, str]:
     """(unit/description, allowed range and where it comes from) of the field at `loc`."""
     cur: Any = model
@@ -467,7 +509,7 @@ def _describe(loc: tuple, model: type[BaseModel] = Config) -> tuple[str, str]:
     for i, part in enumerate(loc):
         if isinstance(cur, type) and issubclass(cur, BaseModel) and part in cur.model_fields:
             info = cur.model_fields[part]
-            cur = info.annotation
+            cur = _section(info.annotation)
         elif info is not None and i == len(loc) - 1:      # an entry of a dict field (a dtype's rate)
             return info.description or "", ""
         else:
@@ -527,7 +569,7 @@ def _known_keys(loc: tuple) -> list[str]:
     cur: Any = Config
     for part in loc:
         if isinstance(cur, type) and issubclass(cur, BaseModel) and part in cur.model_fields:
-            cur = cur.model_fields[part].annotation
+            cur = _section(cur.model_fields[part].annotation)
     if isinstance(cur, type) and issubclass(cur, BaseModel):
         return sorted(cur.model_fields)
     return []

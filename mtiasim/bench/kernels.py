@@ -40,6 +40,7 @@ class Case:
     label: str = ""
     stages: tuple = ()          # other `num_stages` to run it with (its ablation: that many stages / 3)
     together: tuple = ()        # switches also turned off all at once (one more ablation, "a+b")
+    dpe_dtype: str = ""         # a DPE input type the case needs: skipped on a config whose DPE lacks it
 
     @property
     def name(self) -> str:
@@ -55,7 +56,7 @@ def cases(quick: bool) -> list[Case]:
         Case("matmul", (2048, 2048, 2048) if quick else (4096, 4096, 4096), "peak", {}, "matmul (library, DRAM)"),
         Case("softmax", (2048, 4096) if quick else (8192, 4096), "dram"),
         Case("layernorm_fwd", (2048, 4096) if quick else (8192, 4096), "dram"),
-        Case("int8_gemm", (g, g, g), "peak", {"sram_resident": True}),
+        Case("int8_gemm", (g, g, g), "peak", {"sram_resident": True}, dpe_dtype="i8"),   # none on MTIA 300
         Case("matmul", (g, g, g), "peak", {"sram_resident": True, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
              "matmul (library, 128x128x64)"),
         Case("matmul", (256, 256, 256), "peak", {"sram_resident": True}, "matmul 256^3",
@@ -248,14 +249,19 @@ def comparisons(quick: bool, rows: list[dict]) -> list[str]:
 def run(quick: bool = False, only: tuple = (), ablations: bool = True, progress=None) -> dict:
     import simulator.machine  # noqa: F401  (imported first, so that the first row's time counts no imports)
     from compiler.backend import pipeline  # noqa: F401
-    rows = []
+    from simulator import get_config
+    dpe_dtypes = get_config().pe.dpe.macs_per_cycle
+    rows, skipped = [], []
     for c in cases(quick):
         if only and not any(o in c.name for o in only):
+            continue
+        if c.dpe_dtype and c.dpe_dtype not in dpe_dtypes:
+            skipped.append(f"{c.name} (the DPE has no {c.dpe_dtype})")
             continue
         if progress:
             progress(c.name)
         rows.append(measure(c, ablations))
-    return {"rows": rows, "comparisons": comparisons(quick, rows)}
+    return {"rows": rows, "comparisons": comparisons(quick, rows), **({"skipped": skipped} if skipped else {})}
 
 
 def format_table(result: dict, config: str) -> str:
@@ -269,6 +275,7 @@ def format_table(result: dict, config: str) -> str:
         lines.append(f"  {r['kernel']:<36}{r['shape']:>16}{r['cycles']:>12,}{frac:>14}{r['bound']:>9}"
                      f"{r['wall_s']:>8.1f}{r['cpu_s']:>7.1f}  {abl}")
     lines += [f"  {c}" for c in result["comparisons"]]
+    lines += [f"  skipped: {s}" for s in result.get("skipped", ())]
     return "\n".join(lines)
 
 

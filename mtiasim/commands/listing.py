@@ -48,7 +48,7 @@ def cmd_configs(a) -> int:
                      "DPE f16 TFLOP/s": round(cfg.dpe_peak_flops("f16") / 1e12, 1)
                      if "f16" in cfg.pe.dpe.macs_per_cycle else None,
                      "LS KiB": cfg.pe.local_store_kib, "SRAM MiB": cfg.sram.size_mib, "SRAM GB/s": cfg.sram.gbps,
-                     "DRAM GB/s": cfg.dram.bandwidth_gbps, "path": str(path.relative_to(CONFIG_DIR.parent))})
+                     "DRAM": cfg.dram.kind, "DRAM GB/s": cfg.dram.bandwidth_gbps, "path": str(path.relative_to(CONFIG_DIR.parent))})
     sweeps = [{"sweep": p.stem, "path": str(p.relative_to(CONFIG_DIR.parent)), "description": _sweep_description(p)}
               for p in sorted((CONFIG_DIR / "sweeps").glob("*.yaml"))]
     if a.json:

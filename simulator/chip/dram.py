@@ -1,10 +1,21 @@
-"""The LPDDR5 channels behind the memory controllers: a data bus per channel, served in order of
+"""The DRAM channels behind the memory controllers: a data bus per channel, served in order of
 request, and what costs that bus time beyond the bytes themselves.
+
+A channel is what has its own data bus and banks: an LPDDR5 channel, or an HBM pseudo-channel
+(`dram.kind: hbm3e`; JESD238: each of a stack's 16 channels is two pseudo-channels of 32 data bits
+with their own banks, so MTIA 300's 6 stacks give 192). The kind decides two things here: how many
+per-bank refresh commands an interval holds (LPDDR5 refreshes bank pairs, HBM single banks), and how
+HBM's channel count, six stacks' worth and so not a power of two, is hashed (below).
 
 Each channel is booked per transfer (one calculation per transfer and channel, not per burst):
 
 - **data**: its bytes at the channel's share of `dram.bandwidth_gbps`, times 1 + `ecc_overhead` when
   inline ECC is on (the check bytes travel with the data);
+- **mapping**: granules of `interleave_bytes` go to channels in turn, or (`channel_hash: xor`) with
+  the higher address bits XOR-folded onto the channel bits, so that a power-of-two stride spreads. A
+  count with an odd factor (HBM: 192 = 3 x 64) takes the granule modulo the odd factor and folds the
+  quotient onto the power-of-two part: any n consecutive granules still fill each channel once, and a
+  power-of-two stride, which the odd factor does not divide, visits every residue;
 - **activations**: the lines map to banks and rows (`page_bytes` rows, `banks` per channel, bank bits
   XOR-folded with the row so that strided streams spread); each access to a row that is not the
   bank's open row activates it. Activates overlap data on other banks, but a channel issues at most
@@ -27,6 +38,14 @@ import numpy as np
 LOSSES = ("ecc", "activate", "turnaround", "refresh")
 
 
+def _fold(g: np.ndarray, bits: int) -> np.ndarray:
+    """`g` with every higher group of `bits` bits XORed onto its low `bits` bits."""
+    h = g.copy()
+    for i in range(1, -(-int(g.max()).bit_length() // bits)):
+        h ^= g >> (i * bits)
+    return h
+
+
 class Dram:
     """The channels, their bank state and the address mapping of lines onto them."""
 
@@ -35,6 +54,9 @@ class Dram:
         self.cfg = cfg
         self.n = d.channels
         self.bits = self.n.bit_length() - 1 if self.n & (self.n - 1) == 0 else 0
+        # HBM: n = odd x 2^fold_bits (LPDDR5 keeps its linear fall-back for such counts, unchanged)
+        self.fold_bits = (self.n & -self.n).bit_length() - 1 if d.kind == "hbm3e" else 0
+        self.odd = self.n >> self.fold_bits if d.kind == "hbm3e" else 1
         self.granule = d.interleave_bytes
         self.banks = d.banks
         self.page = d.page_bytes
@@ -46,7 +68,7 @@ class Dram:
         if d.refresh == "all_bank":
             self.period, self.stop = cfg.ns_to_cycles(d.refresh_interval_ns), cfg.ns_to_cycles(d.refresh_all_bank_ns)
         elif d.refresh == "per_bank":
-            per = max(1, d.banks // 2)
+            per = d.per_bank_refreshes
             self.period = cfg.ns_to_cycles(d.refresh_interval_ns) / per
             self.stop = cfg.ns_to_cycles(d.refresh_per_bank_ns)
         else:
@@ -73,10 +95,10 @@ class Dram:
         g = np.asarray(addrs, np.int64) // self.granule
         n = self.n
         if self.cfg.dram.channel_hash == "xor" and self.bits:
-            h = g.copy()
-            for i in range(1, -(-int(g.max()).bit_length() // self.bits)):   # fold every higher group of
-                h ^= g >> (i * self.bits)                                      # bits onto the low ones
-            return h & (n - 1)
+            return _fold(g, self.bits) & (n - 1)
+        if self.cfg.dram.channel_hash == "xor" and self.odd > 1:           # HBM's 3 x 64 pseudo-channels
+            low = _fold(g // self.odd, self.fold_bits) & ((1 << self.fold_bits) - 1) if self.fold_bits else 0
+            return low * self.odd + g % self.odd
         return g % n
 
     def access(self, now: float, addrs: np.ndarray, nbytes: np.ndarray, write: bool) -> tuple[np.ndarray, np.ndarray]:

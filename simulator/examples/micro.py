@@ -79,7 +79,7 @@ loop:
 
 def dpe_loop(iters: int, m: int = 256, n: int = 256, k: int = 32, dtype: str = "f16") -> Program:
     """Fill A and B once, then `iters` accumulating matmuls with both operands kept in place."""
-    isz = 1 if dtype in ("i8", "u8") else 2
+    isz = 1 if dtype in ("i8", "u8") or dtype.startswith("f8") else 2     # fp8 and int8 are a byte each
     acc = "i32" if dtype in ("i8", "u8") else "f32"
     a, b, c = m * k * isz, k * n * isz, m * n * 4
     return Program.from_asm(f"""
