@@ -44,7 +44,14 @@ class _Utils:
         return {"multiprocessor_count": cfg.num_pes, "max_shared_mem": cfg.ls_bytes, "warpSize": 1,
                 "max_num_regs": PE_REGISTERS,
                 "sm_clock_rate": int(cfg.clock_ghz * 1e6),                       # kHz, as CUDA reports it
-                "mem_bus_width": 16 * cfg.dram.channels, "name": cfg.name}
+                "mem_bus_width": _bus_bits(cfg.dram) * cfg.dram.channels, "name": cfg.name}
+
+
+
+def _bus_bits(dram) -> int:
+    """Data bits per channel: an LPDDR5 channel is 16 bits wide (JESD209-5), an HBM3 pseudo-channel 32
+    (JESD238: a 64-bit channel split in two)."""
+    return 32 if dram.kind == "hbm3e" else 16
 
 
 class ActiveDriver:

@@ -32,3 +32,11 @@ def test_a_tutorial_style_host_script_runs_on_the_active_device():
     target = triton.runtime.driver.active.get_current_target()
     assert (target.backend, target.arch, target.warp_size) == ("mtia", cfg.name, 1)
     assert triton.runtime.driver.active.get_current_device() == 0
+
+
+@pytest.mark.parametrize("config, bits", [("mtia-2i", 16 * 16), ("mtia-300", 32 * 192)])
+def test_the_memory_bus_width_follows_the_dram_technology(config, bits):
+    # LPDDR5: 16 channels of 16 bits; HBM3E: 6 stacks x 16 channels x 2 pseudo-channels of 32 bits
+    with use_config(config):
+        props = triton.runtime.driver.active.utils.get_device_properties(0)
+        assert props["mem_bus_width"] == bits, (get_config().dram.kind, get_config().dram.channels)
