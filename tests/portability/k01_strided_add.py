@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Vector add over a 2-D view whose columns are strided: `x` is every other column of a wider
 # array, so its column stride is 2 elements and its row stride is the parent's row length.

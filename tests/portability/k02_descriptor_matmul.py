@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Matmul through tensor descriptors: the tiles of A, B and C are read and written with
 # desc.load / desc.store at block offsets; tiles that hang over the edges read zeros and

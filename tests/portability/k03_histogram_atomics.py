@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Histogram with vector atomics: each element adds 1 to its bin (tl.atomic_add) and raises the
 # bin's running maximum of a payload value (tl.atomic_max on int32).

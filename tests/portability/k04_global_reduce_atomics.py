@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Global sum, maximum and minimum over all programs with scalar float atomics: each program
 # reduces its block, then one atomic per statistic combines the partial results.

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Row-wise inclusive prefix sums with tl.cumsum along axis 1 of a [rows, cols] block, for floats
 # and for int32 (whose sums wrap like C ints).

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Dropout with tl.rand (Philox: the same seed and offsets give the same bits on every device) and
 # Gaussian noise with tl.randn. The random values themselves are outputs too, so that a GPU run can

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Ragged segment sums (CSR rows): program i reads its [start, end) from an offsets array and walks
 # it with a `while` loop whose trip count depends on the data; the loop carries a block accumulator.

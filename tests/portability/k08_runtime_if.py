@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # A runtime `if` on a scalar loaded from memory: each row has a mode word that picks the operation
 # applied to it, and a scale that is applied only when it is positive.

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Split-K matmul: the grid's third axis splits K; each program multiplies its K range of one
 # output tile and adds the partial product into the f32 output with tl.atomic_add.

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # int8 x int8 matmul with int32 accumulation (tl.dot on int8 operands gives int32), followed by a
 # per-row / per-column dequantisation to f32.

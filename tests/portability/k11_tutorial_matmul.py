@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # The classic GPU matmul: grouped program ordering for L2 reuse, row/column offsets wrapped with
 # `% M` / `% N` so that edge tiles read valid (repeated) rows instead of masking them, a K loop

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Fused row softmax over strided rows: the input is every other row of a wider buffer, starting at
 # a column offset, so its row stride is neither the row length nor a power of two. Programs loop

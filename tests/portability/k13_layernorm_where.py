@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Layer norm forward, one row per program: the row is read in BLOCK_SIZE chunks twice (statistics,
 # then normalise), padding lanes are kept out of the variance with tl.where, and the mean and

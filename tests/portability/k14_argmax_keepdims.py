@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Row-wise max and argmax: tl.max with keep_dims=True stays a [BLOCK_R, 1] column that broadcasts
 # back over the row (a max-shifted exponential), and tl.argmax gives each row's index.

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Two ways to read a tile transposed: load x[BM, BN] and tl.trans it, or build the pointers of the
 # transposed tile directly (the fast-moving index walks the strided dimension). Both feed a

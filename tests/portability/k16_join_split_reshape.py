@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Complex multiply on interleaved (re, im) pairs: a flat block of 2*BLOCK floats is reshaped to
 # [BLOCK, 2], tl.split into real and imaginary parts, multiplied, tl.join'ed back and reshaped flat.

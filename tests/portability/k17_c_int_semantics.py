@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Integer `//` and `%` follow C on the device (truncate toward zero; the remainder takes the
 # dividend's sign) for runtime scalars and tensors, while constexpr operands fold with Python's

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # A FIR filter whose taps are unrolled at compile time with tl.static_range: the tap index is a
 # constexpr, so taps can be skipped or specialised by ordinary Python `if`s at compile time.

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Nested @triton.jit helpers that return tuples: a per-row statistics helper calls a min/max helper
 # and returns (mean, lo, hi); a second helper returns the row rescaled into [0, 1] together with its

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Scalar `while` loops with data-dependent trip counts: each program walks its elements one by one
 # and counts Collatz steps (a runtime `if` inside the `while`), and finds the first power of two

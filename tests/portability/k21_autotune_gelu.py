@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # An elementwise GELU (erf form) on fp16 tensors, autotuned over block sizes and with a heuristic
 # that drops the bounds mask when the size divides evenly: the host-side decorators a GPU user

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Matmul with block pointers (tl.make_block_ptr / tl.advance): boundary_check pads the edge tiles
 # with zeros on loads and clips the store; B is read through a column-major view.

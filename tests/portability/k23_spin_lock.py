@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # A lock-protected read-modify-write (the pattern of the layer-norm backward tutorial): each program
 # reduces its block, takes a spin lock with tl.atomic_cas, updates per-group partial sums with

@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Functions of triton.language's standard library: per-row tl.sort (ascending and descending),
 # tl.flip, tl.gather along a row by loaded indices, and tl.histogram of a block of bin ids.

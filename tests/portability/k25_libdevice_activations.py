@@ -1,6 +1,6 @@
-import numpy as np
 import triton
 import triton.language as tl
+import numpy as np
 
 # Activations through CUDA libdevice, as GPU kernels call it: GELU in its tanh form, a stable softplus
 # (log1p of exp(-|x|)) and ELU (expm1), on one row block per program. `tl.extra.libdevice` is the
