@@ -21,6 +21,11 @@ class BackendOptions:
     """A `tl.where` whose condition is a box mask (`tl.where(cols < n, x, 0.0)`) is one SE command
     taking the valid extents as scalars (`se.select_box`, compiler/backend/passes/select_boxes.py); off:
     the SE builds the index block, compares it into a mask tile and selects under that."""
+    transposed_boxes: bool = True
+    """A 2-D box load whose contiguous axis is its first (a [BK, BN] tile of an `nn.Linear` weight's
+    W.T) reads the box the other way, a run per row, and transposes it in the local store: a view
+    when only tl.dot reads it (compiler/backend/passes/transpose_boxes.py); off: the DMA reads it as
+    written, one element per burst."""
     licm: bool = True
     """Loop-invariant scalar address arithmetic is hoisted out of loops; off: it is recomputed by the
     control core every iteration."""

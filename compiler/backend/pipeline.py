@@ -33,6 +33,7 @@ from .passes.map_engines import MapEngines
 from .passes.materialize_pointers import MaterializePointers
 from .passes.scalarize_iter_args import ScalarizeIterArgs
 from .passes.select_boxes import SelectBoxes
+from .passes.transpose_boxes import TransposeBoxes
 from .program.command_forms import apply_command_forms
 from .program.defer_store import defer_final_store
 from .program.regalloc import RegAllocError, allocate
@@ -49,6 +50,7 @@ def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = No
     coalesce = [CoalesceK(target.dpe_dtypes, num_stages, _latency_bytes(cfg))] if opts.coalesce_k else []
     rows = [CarryRowOffsets()] if opts.row_loads else []
     selects = [SelectBoxes()] if opts.select_boxes else []
+    transposes = [TransposeBoxes()] if opts.transposed_boxes else []
     return [
         ExpandCombine(),                     # reduce/scan combines the RE cannot run -> SE and MLU steps
         ScalarizeIterArgs(opts.remap_boxes),     # loop-carried pointer blocks -> scalar pointers
@@ -56,6 +58,7 @@ def backend_passes(cfg, num_stages: int = 3, options: BackendOptions | None = No
         LowerMemory(target.dma_align, opts.remap_boxes, opts.mask_boxes, opts.index_windows,   # -> box DMAs,
                     opts.row_loads),                                                        # rows, gathers
         *selects,                            # tl.where under a box mask -> one SE select of valid extents
+        *transposes,                         # boxes walking memory across rows -> along rows, then a transpose
         MaterializePointers(),               # any other pointer block -> address tiles and gathers
         CommonSubexpressionElimination(),
         *hoist,

@@ -34,7 +34,7 @@ def _load() -> dict[str, LibraryKernel]:
     return kernels
 
 
-MODULES = ("vector_add", "row_sum", "softmax", "matmul", "matmul_tutorial", "layernorm", "attention", "embedding_bag", "int8_gemm")
+MODULES = ("vector_add", "row_sum", "softmax", "matmul", "matmul_tutorial", "layernorm", "attention", "embedding_bag", "int8_gemm", "gemv")
 _LIBRARY: dict[str, LibraryKernel] | None = None
 
 

@@ -62,6 +62,7 @@ def cases(quick: bool) -> list[Case]:
         Case("matmul", (256, 256, 256), "peak", {"sram_resident": True}, "matmul 256^3",
              together=("auto_increment", "command_contexts")),
         Case("row_sum", (64, 32768), "dram", {"BLOCK": 128}, "row_sum (512 B chunks)", stages=(1, 2)),
+        Case("gemv", (1, 4096, 11008), "dram", {}, "gemv 1x4096x11008 fp16"),      # Llama-2-7B's decode up-projection
         Case("attention", att, "peak", {}, "attention (flash, non-causal)"),
         Case("attention_causal", att, "peak", {}, "attention causal (zigzag)"),
         Case("attention_causal", att, "peak", {"pe_mapping": "linear"}, "attention causal (linear)"),
