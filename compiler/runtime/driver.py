@@ -47,7 +47,6 @@ class _Utils:
                 "mem_bus_width": _bus_bits(cfg.dram) * cfg.dram.channels, "name": cfg.name}
 
 
-
 def _bus_bits(dram) -> int:
     """Data bits per channel: an LPDDR5 channel is 16 bits wide (JESD209-5), an HBM3 pseudo-channel 32
     (JESD238: a 64-bit channel split in two)."""
