@@ -5,6 +5,8 @@ import pytest
 
 from repo import ROOT
 
+pytestmark = pytest.mark.slow          # minutes of simulation: `pytest -m "not slow"` leaves it out
+
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 

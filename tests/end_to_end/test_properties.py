@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, Phase, assume, example, given, note, settings
 from hypothesis import strategies as st
 
@@ -102,6 +103,7 @@ def _strides(a: np.ndarray) -> tuple[int, int]:
     return a.strides[0] // a.itemsize, a.strides[1] // a.itemsize
 
 
+@pytest.mark.slow
 @PROPS
 @given(m=st.integers(1, 70), n=st.integers(1, 70), bm=pow2(0, 5), bn=pow2(0, 6),
        views=st.tuples(*[st.sampled_from(["rows", "transposed", "stepped"])] * 2),

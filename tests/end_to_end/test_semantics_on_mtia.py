@@ -9,7 +9,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from repo import ROOT
+
+pytestmark = pytest.mark.slow          # minutes of simulation: `pytest -m "not slow"` leaves it out
 
 SUITES = ["tests/compiler/interpreter/test_interp_semantics.py", "tests/compiler/interpreter/test_interp_kernels.py",
           "tests/compiler/interpreter/test_interp_blocks.py"]

@@ -12,12 +12,15 @@ from __future__ import annotations
 import gc
 
 import numpy as np
+import pytest
 import torch
 
 import compiler as triton
 import compiler.language as tl
 from compiler.runtime import device_array
 from simulator import use_config
+
+pytestmark = pytest.mark.slow          # minutes of simulation: `pytest -m "not slow"` leaves it out
 
 RSS_BOUND = 128 << 20
 LAUNCHES = 1000

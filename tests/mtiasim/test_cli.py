@@ -147,6 +147,7 @@ def test_bench_still_runs():
     assert b["config"] == "mtia-small" and len(b["runs"]) == 3
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_finished_runs_and_a_rerun_continues(tmp_path):
     import signal
     import time

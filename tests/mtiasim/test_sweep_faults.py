@@ -8,6 +8,7 @@ import signal
 import subprocess
 import time
 
+import pytest
 import yaml
 
 from mtiasim.sweep import comparable, read_table, run_sweep
@@ -55,6 +56,7 @@ def _check_table(tmp_path, reference: dict) -> int:
     return len(rows)
 
 
+@pytest.mark.slow
 def test_two_writers_killed_and_interrupted_at_random_then_resumed_lose_and_duplicate_no_row(tmp_path):
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(SPEC))
     reference = {r["point"]: r for r in comparable(run_sweep(SPEC, tmp_path / "ref.csv", workers=1,
