@@ -2,6 +2,8 @@
 torch's numbers, one kernel row (split-K decode: its combine too), no bmm, no score matrix in memory."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -117,3 +119,24 @@ def test_llama2_7b_decode_streams_the_kv_cache_near_dram_speed():
     assert floor < seconds < 1.5 * floor, f"{seconds * 1e6:.1f} us for a KV-read floor of {floor * 1e6:.1f} us"
     assert runs[0].grid[2] * runs[0].grid[1] >= cfg.num_pes          # every PE streams a chunk
 
+
+@pytest.mark.parametrize("form", ["mul", "div", "f32_softmax", "mqa"])
+def test_attention_written_out_runs_as_the_flash_kernel(form):
+    """softmax(q @ k^T * scale) @ v as a model writes it: one flash kernel, no bmm, no softmax kernel."""
+    torch._dynamo.reset()
+
+    def attention(q, k, v):
+        q, k, v = _heads_last(q), _heads_last(k), _heads_last(v)
+        if form == "div":
+            scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        else:
+            scores = torch.matmul(q, k.transpose(2, 3)) * 0.3
+        if form == "f32_softmax":
+            probs = F.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
+        else:
+            probs = scores.softmax(-1)
+        return probs @ v
+    q, k, v = _inputs(2, 4, 1 if form == "mqa" else 4, 48, 48, 16)
+    out, report = ci.simulate(attention, q, k, v)
+    torch.testing.assert_close(out, attention(q, k, v), rtol=2e-3, atol=2e-3)
+    assert [k.kind for k in report.kernels] == ["flash_attention"], report.table()
