@@ -282,6 +282,26 @@ def make_inputs(shape, rng):
     return tuple((rng.standard_normal((heads, seq_len, head_dim)) / 2).astype(np.float16) for _ in range(3))
 
 
+def attention_decode(q, k, v, **meta):
+    return flash_attention(q, k, v, **meta)
+
+
+def reference_decode(q, k, v):
+    """softmax(q k^T / sqrt(d)) v of [batch, heads, seq, d] arrays, kv heads repeated over their groups."""
+    group = q.shape[1] // k.shape[1]
+    qf, kf, vf = q.astype(np.float32), np.repeat(k, group, 1).astype(np.float32), np.repeat(v, group, 1).astype(np.float32)
+    s = qf @ np.swapaxes(kf, -1, -2) / np.sqrt(q.shape[-1])
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return ((p / p.sum(-1, keepdims=True) @ vf).astype(q.dtype),)
+
+
+def make_decode_inputs(shape, rng):
+    """One query token of `heads` heads against a KV cache of `seq_k` tokens and `kv_heads` heads."""
+    heads, kv_heads, seq_k, head_dim = shape
+    return tuple((rng.standard_normal((1, h, n, head_dim)) / 2).astype(np.float16)
+                 for h, n in ((heads, 1), (kv_heads, seq_k), (kv_heads, seq_k)))
+
+
 LIBRARY = [
     LibraryKernel("attention", "flash-attention forward, f16", attention, reference, make_inputs, (16, 1024, 64),
                   ((1, 64, 16), (2, 100, 32), (3, 130, 64)), rtol=2e-2, atol=2e-2,
@@ -289,4 +309,8 @@ LIBRARY = [
     LibraryKernel("attention_causal", "causal flash-attention forward, f16 (zigzag PE mapping)", attention_causal,
                   reference_causal, make_inputs, (16, 1024, 64), ((1, 64, 16), (2, 100, 32), (3, 130, 64)),
                   rtol=2e-2, atol=2e-2, dims=("heads", "seq_len", "head_dim")),
+    LibraryKernel("attention_decode", "flash-decoding: one query token against a KV cache, split-K and a combine, f16",
+                  attention_decode, reference_decode, make_decode_inputs, (32, 8, 2048, 128),
+                  ((2, 2, 300, 16), (8, 2, 200, 32), (4, 1, 130, 64)), rtol=2e-2, atol=2e-2,
+                  dims=("heads", "kv_heads", "seq_k", "head_dim")),
 ]
