@@ -129,6 +129,8 @@ def rewrite(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
                 not takes(q, k, v, bound["attn_mask"], bound["dropout_p"], bound["enable_gqa"]):
             continue
         scale = bound["scale"] if bound["scale"] is not None else 1 / math.sqrt(q.shape[-1])
+        if scale <= 0:          # the kernel folds the scale into exp2 after the row max: it must be positive
+            continue
         with gm.graph.inserting_before(node):
             call = gm.graph.call_function(torch.ops.mtiasim.flash_attention.default,
                                           (bound["query"], bound["key"], bound["value"], bool(bound["is_causal"]),

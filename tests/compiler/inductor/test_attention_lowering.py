@@ -41,6 +41,7 @@ def _inputs(batch, heads, kv_heads, seq_q, seq_k, dim, dtype=torch.float16):
     ((1, 8, 2, 64, 64, 16), True, 1),          # grouped-query attention (Llama-3: 4 q heads per kv head)
     ((1, 4, 2, 1, 200, 32), False, 2),         # decode: one query against a KV cache not a multiple of the block
     ((2, 4, 1, 3, 150, 16), False, 2),         # a few queries against one kv head (MQA)
+    ((1, 2, 2, 5, 40, 16), True, 1),           # causal, fewer queries than keys: torch's top-left diagonal
 ])
 def test_attention_runs_as_the_flash_kernel_and_matches_torch(shape, causal, launches):
     torch._dynamo.reset()
