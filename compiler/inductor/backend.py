@@ -11,7 +11,7 @@ from collections import Counter
 
 from torch._inductor.compile_fx import compile_fx
 
-from . import fixed_bags, hooks, packed_heads, session
+from . import decomposed_attention, fixed_bags, flash_attention, hooks, session
 from .decompositions import decomposition_table
 
 # Inductor options for MTIA (see torch/_inductor/config.py for each)
@@ -36,7 +36,7 @@ def mtiasim(gm, example_inputs, **kwargs):
     """The Dynamo backend: compile `gm` with Inductor for the simulator."""
     before = len(hooks.SCHEDULED_GRAPHS)
     with hooks.installed():
-        graph = packed_heads.rewrite(fixed_bags.rewrite(gm))
+        graph = decomposed_attention.rewrite(flash_attention.rewrite(fixed_bags.rewrite(gm)))
         compiled = compile_fx(graph, example_inputs, config_patches=INDUCTOR_OPTIONS,
                               decompositions=decomposition_table())
     graphs = hooks.SCHEDULED_GRAPHS[before:]

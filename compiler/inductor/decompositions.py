@@ -7,7 +7,8 @@ from torch._inductor.decomposition import select_decomp_table
 
 aten = torch.ops.aten
 
-# attention: torch's own decomposition into matmuls, masking and a softmax
+# attention the flash-attention kernel does not take (a mask, dropout; `flash_attention.py`): torch's own
+# decomposition into matmuls, masking and a softmax
 _FROM_TORCH = [aten._scaled_dot_product_flash_attention_for_cpu]
 _MODES = {0: "sum", 1: "mean", 2: "amax"}
 

@@ -66,6 +66,9 @@ def cases(quick: bool) -> list[Case]:
         Case("attention", att, "peak", {}, "attention (flash, non-causal)"),
         Case("attention_causal", att, "peak", {}, "attention causal (zigzag)"),
         Case("attention_causal", att, "peak", {"pe_mapping": "linear"}, "attention causal (linear)"),
+        # Llama-2-7B's decode (32 heads of 128, a 2048-token KV cache); full: Llama-3-8B's 8 kv heads at 8192
+        Case("attention_decode", (32, 32, 2048, 128) if quick else (32, 8, 8192, 128), "dram", {},
+             "attention decode (split-K)"),
     ]
 
 

@@ -17,7 +17,8 @@ def _asm(prog) -> str:
 
 
 def test_the_library_launches_every_kernel_it_has():
-    assert KERNELS == ["add_kernel", "attention_fwd_kernel", "embedding_bag_kernel", "gemv_kernel", "int8_matmul_kernel",
+    assert KERNELS == ["add_kernel", "attention_combine_kernel", "attention_fwd_kernel", "embedding_bag_kernel",
+                       "gemv_kernel", "int8_matmul_kernel",
                        "layernorm_bwd_dwdb_kernel", "layernorm_bwd_dx_kernel", "layernorm_fwd_kernel", "matmul_kernel",
                        "matmul_tutorial_kernel", "quantize_rows_kernel", "row_sum_kernel", "softmax_kernel"]
 
