@@ -86,6 +86,7 @@ def _define_kernel(original):
                 nodes |= set(getattr(sched.node, "origins", ()) or ())
         ops = sorted({str(n.target.overloadpacket) for n in nodes if _is_compute(n)})
         session.KERNEL_ORIGINS[name] = tuple(sorted(set(session.KERNEL_ORIGINS.get(name, ())) | set(ops)))
+        session.KERNEL_MODULES[name] = session.module_path(n for n in nodes if _is_compute(n))
         if _ORIGINS_OF_GRAPH:
             _ORIGINS_OF_GRAPH[-1] |= nodes
         return name
