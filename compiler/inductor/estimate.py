@@ -81,7 +81,7 @@ def estimate(model, *args, index_distribution=None, seed: int = 0, **kwargs) -> 
     """One timing-only run of `model(*args, **kwargs)` whose parameters and inputs may be meta tensors
     (module docstring); returns its `ModelReport` (cycles, per-kernel rows, coverage, `by_op_class()`,
     `by_layer()`), which names the index distribution. `seed` seeds the index values."""
-    from . import _run          # the package's run loop, shared with simulate
+    from . import _run  # the package's run loop, shared with simulate
     dist = index_values.distribution(index_distribution)
     watched = index_values.integer_meta_tensors((args, kwargs, list(model.parameters()), list(model.buffers())))
     rows = index_values.rows_indexed(model, args, kwargs, watched) if watched else {}

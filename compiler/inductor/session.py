@@ -8,6 +8,7 @@ plain PyTorch (the code around a graph break, a frame it skips) runs outside eve
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from contextlib import contextmanager
 
@@ -113,9 +114,8 @@ def module_path(nodes) -> str:
 def _module_name(qualified: str) -> str:
     """Dynamo's source of a submodule ("L['self'].layers[0].mlp", "L['self']._modules['fc1']") as a
     module path ("layers.0.mlp", "fc1")."""
-    import re
     name = re.sub(r"^L\['self'\]\.?|^L\['\w+'\]\.?", "", qualified)
-    name = re.sub(r"\._modules\['([^']+)'\]|\['([^']+)'\]|\[(\d+)\]",
+    name = re.sub(r"(?:^|\.)_modules\['([^']+)'\]|\['([^']+)'\]|\[(\d+)\]",
                   lambda m: "." + (m.group(1) or m.group(2) or m.group(3)), name)
     return name.strip(".")
 

@@ -8,7 +8,6 @@ import sys
 
 import numpy as np
 import pytest
-import torch
 
 import compiler.inductor as ci
 from compiler.inductor import index_values
@@ -107,3 +106,18 @@ def test_a_model_of_8_gb_on_the_meta_device_costs_no_host_memory():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["weights"] > 8e9 and got["cycles"] > 0 and got["rows"] == [2_100_000]
     assert got["grew_kb"] < 500_000, got
+
+
+def test_module_paths_and_op_classes_of_kernels():
+    from compiler.inductor.op_classes import op_class
+    from compiler.inductor.session import _module_name
+    assert _module_name("L['self'].layers[3].mlp") == "layers.3.mlp"
+    assert _module_name("L['self']._modules['fc1']") == "fc1"
+    assert _module_name("L['self']") == ""
+    assert op_class(("aten.addmm", "aten.relu"), "template") == "matmul"
+    assert op_class(("aten.amax", "aten.exp", "aten.sub", "aten.sum", "aten.div"), "persistent_reduction") == "attention"
+    assert op_class(("aten.add", "aten.var_mean", "aten.rsqrt"), "persistent_reduction") == "normalisation"
+    assert op_class(("aten.embedding", "aten.add"), "pointwise") == "embedding"
+    assert op_class(("aten.sum",), "reduction") == "reduction"
+    assert op_class(("aten.clone",), "pointwise") == "copy"
+    assert op_class(("aten.mul", "aten.silu"), "pointwise") == "elementwise"
