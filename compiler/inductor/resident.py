@@ -72,6 +72,7 @@ class Resident(TorchDispatchMode):
         # tensor, gets an address range with no bytes (`lazy_device_array`); only what the host filled
         # (index tensors) is copied in, and nothing is copied back
         self.timing_only = timing_only
+        self.sites: dict[str, list] = {}    # kernel name -> module paths of its calls not launched yet (session)
 
     def _place(self, storage: torch.UntypedStorage, name: str, written: bool):
         if self.timing_only and (written or is_lazy(storage)):

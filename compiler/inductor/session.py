@@ -46,10 +46,13 @@ class EagerOps(TorchDispatchMode):
 
 
 @contextmanager
-def graph_running(inputs):
+def graph_running(inputs, sites=()):
     """Around the run of one compiled graph: its tensors live on the device (`resident.py`) until it
-    returns; yields a list that the caller puts the graph's outputs in."""
+    returns; yields a list that the caller puts the graph's outputs in. `sites`: (kernel name, module
+    path) of each kernel call in the graph's code, in order (the n-th launch of a kernel is its n-th call)."""
     resident = Resident(timing_only())
+    for name, path in sites:
+        resident.sites.setdefault(name, []).append(path)
     outputs: list = []
     _GRAPHS_RUNNING.append(resident)
     try:
@@ -158,12 +161,20 @@ def record_launch(launcher, record, blocks: dict, compiled: bool, wall: float, i
         return
     roofline = record.roofline
     run = KernelRun(name=launcher.name, aten_ops=KERNEL_ORIGINS.get(launcher.name, ()), kind=launcher.kind,
-                    module=KERNEL_MODULES.get(launcher.name, ""),
+                    module=_call_site(launcher.name),
                     grid=record.grid, blocks=dict(blocks), cycles=int(record.cycles), seconds=float(record.seconds),
                     roofline_fraction=float(roofline.fraction), bound=str(roofline.bound), compiled=compiled,
                     wall_seconds=wall, report=record.report, ablations=dict(ablations or {}))
     for rec in _ACTIVE:
         rec.report.kernels.append(run)
+
+
+def _call_site(name: str) -> str:
+    """The module path of this launch of kernel `name`: its next call site in the running graph (one
+    kernel serves every layer of a model), else the module it was last defined for."""
+    running = resident()
+    calls = running.sites.get(name) if running is not None else None
+    return calls.pop(0) if calls else KERNEL_MODULES.get(name, "")
 
 
 def record_graph_run(simulated_ops: int, host_ops: dict) -> None:

@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+import torch
 
 import compiler.inductor as ci
 from compiler.inductor import index_values
@@ -121,3 +122,28 @@ def test_module_paths_and_op_classes_of_kernels():
     assert op_class(("aten.sum",), "reduction") == "reduction"
     assert op_class(("aten.clone",), "pointwise") == "copy"
     assert op_class(("aten.mul", "aten.silu"), "pointwise") == "elementwise"
+
+
+class _Twice(torch.nn.Module):
+    """Two blocks of one shape: Inductor generates one kernel per op and calls it for both."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.LayerNorm(64))
+                                          for _ in range(2))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+
+def test_a_kernel_that_serves_two_layers_is_counted_in_each():
+    with torch.device("meta"):
+        model, x = _Twice().eval(), torch.empty(16, 64)
+    report = ci.estimate(model, x)
+    names = [k.name for k in report.kernels]
+    assert len(set(names)) < len(names), "the blocks were expected to share kernels"
+    shared = [k.module for k in report.kernels if names.count(k.name) > 1]
+    assert shared == ["blocks.0.1", "blocks.1.1"], [(k.name, k.module) for k in report.kernels]
+    assert {"blocks.0", "blocks.1"} <= set(report.by_layer(depth=2))     # (a kernel fusing both: "blocks")
