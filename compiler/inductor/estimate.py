@@ -73,6 +73,7 @@ def _parameters_on_cpu(model: torch.nn.Module, stand_in: _StandIns):
 
 
 def _inputs_on_cpu(tree, stand_in: _StandIns):
+    """The call's arguments with each meta tensor replaced by its stand-in, named by its leaf position."""
     leaves, spec = tree_flatten(tree)
     return tree_unflatten([stand_in(t, f"input {i}") for i, t in enumerate(leaves)], spec)
 
