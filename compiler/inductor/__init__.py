@@ -3,6 +3,7 @@
     import torch, compiler.inductor
     outputs, report = compiler.inductor.simulate(model, x)     # one simulated run of model(x)
     print(report)          # a row per kernel: ATen ops, grid, cycles, roofline; totals, coverage
+    report = compiler.inductor.estimate(meta_model, x)         # timing only, weights on the meta device
     fast = torch.compile(model, backend="mtiasim")             # the same path as a Dynamo backend
 
 Inductor lowers the model to Triton kernels for CPU tensors (`backend.py`); each kernel module is
@@ -24,6 +25,7 @@ from torch._dynamo.exc import FailOnRecompileLimitHit
 from ..errors import NotSimulatedError
 from . import header, session
 from .backend import mtiasim
+from .estimate import estimate
 from .report import KernelRun, ModelReport
 
 _COMPILED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -44,10 +46,15 @@ def simulate(model, *inputs, **kwargs) -> tuple[object, ModelReport]:
     What Dynamo leaves to plain PyTorch (the code around a graph break) is in the report's
     `not_simulated` and `eager_ops`; a run of which Dynamo compiled nothing (it hit its recompile
     limit, or skipped the model's frames) raises `NotSimulatedError`."""
+    return _run(model, inputs, kwargs, timing_only=False)
+
+
+def _run(model, inputs: tuple, kwargs: dict, timing_only: bool) -> tuple[object, ModelReport]:
+    """One recorded run of the compiled model (`simulate`; `estimate` with `timing_only`)."""
     header.check_triton_package()        # before Dynamo, which would wrap the error in its own
     fn = compiled(model)
     start = time.perf_counter()
-    with session.recording() as report, torch.no_grad(), \
+    with session.recording(timing_only) as report, torch.no_grad(), \
             torch._dynamo.config.patch(fail_on_recompile_limit_hit=True):
         try:
             outputs = fn(*inputs, **kwargs)
@@ -66,4 +73,4 @@ def simulate(model, *inputs, **kwargs) -> tuple[object, ModelReport]:
     return outputs, report
 
 
-__all__ = ["simulate", "compiled", "mtiasim", "ModelReport", "KernelRun", "NotSimulatedError"]
+__all__ = ["simulate", "estimate", "compiled", "mtiasim", "ModelReport", "KernelRun", "NotSimulatedError"]

@@ -41,15 +41,16 @@ def mtiasim(gm, example_inputs, **kwargs):
                               decompositions=decomposition_table())
     graphs = hooks.SCHEDULED_GRAPHS[before:]
     del hooks.SCHEDULED_GRAPHS[before:]
-    simulated = sum(n for n, _ in graphs)
+    simulated = sum(n for n, _, _ in graphs)
     host = Counter()
-    for _, ops in graphs:
+    for _, ops, _ in graphs:
         host.update(ops)
+    sites = [site for _, _, calls in graphs for site in calls]
     session.record_graph_compile()
 
     def run(*args):
         session.record_graph_run(simulated, host)
-        with session.graph_running(args) as outputs:
+        with session.graph_running(args, sites) as outputs:
             outputs.append(compiled(*args))
         return outputs[0]
     return run

@@ -38,11 +38,13 @@ from .loader import load_module
 log = logging.getLogger(__name__)
 BACKEND_HASH = "mtiasim"
 
-# graphs scheduled since the backend last looked: (simulated op count, Counter of host ops)
+# graphs scheduled since the backend last looked: (simulated op count, Counter of host ops, kernel call
+# sites: [(kernel name, module path)] in the order the graph's code calls them)
 SCHEDULED_GRAPHS: list = []
 # the mm/bmm template candidates our compiler refused while autotuning: (kernel, reason)
 REFUSED_TEMPLATES: list = []
 _ORIGINS_OF_GRAPH: list = []     # fx nodes of the kernels defined for the graph being generated
+_SITES_OF_GRAPH: list = []       # (kernel name, module path) of each kernel call of that graph, in order
 
 
 def load_kernel(kernel_name: str, source_code: str):
@@ -86,6 +88,9 @@ def _define_kernel(original):
                 nodes |= set(getattr(sched.node, "origins", ()) or ())
         ops = sorted({str(n.target.overloadpacket) for n in nodes if _is_compute(n)})
         session.KERNEL_ORIGINS[name] = tuple(sorted(set(session.KERNEL_ORIGINS.get(name, ())) | set(ops)))
+        path = session.KERNEL_MODULES[name] = session.module_path(n for n in nodes if _is_compute(n))
+        if _SITES_OF_GRAPH:         # a kernel shared by several layers is defined once per call
+            _SITES_OF_GRAPH[-1].append((name, path))
         if _ORIGINS_OF_GRAPH:
             _ORIGINS_OF_GRAPH[-1] |= nodes
         return name
@@ -95,11 +100,14 @@ def _define_kernel(original):
 def _codegen(original):
     def codegen(self):
         _ORIGINS_OF_GRAPH.append(set())
+        _SITES_OF_GRAPH.append([])
         try:
             result = original(self)
             in_kernels = _ORIGINS_OF_GRAPH[-1]
+            sites = _SITES_OF_GRAPH[-1]
         finally:
             _ORIGINS_OF_GRAPH.pop()
+            _SITES_OF_GRAPH.pop()
         simulated = {n for n in in_kernels if _is_compute(n)}
         on_host = set()
         for op in self.operations:
@@ -108,7 +116,7 @@ def _codegen(original):
         ours = {n for n in on_host if n.target.namespace == "mtiasim"}    # custom ops that launch our kernels
         simulated, on_host = simulated | ours, on_host - ours
         host = Counter(str(n.target.overloadpacket) for n in on_host)
-        SCHEDULED_GRAPHS.append((len(simulated), host))
+        SCHEDULED_GRAPHS.append((len(simulated), host, sites))
         return result
     return codegen
 

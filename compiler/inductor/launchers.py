@@ -51,7 +51,7 @@ class Launcher:
 
     # --- what Inductor's wrapper and autotuner call ---
     def run(self, *args, stream=None, benchmark_run=False, **kwargs):
-        return self.launch(args, numerics=True)
+        return self.launch(args, numerics=not session.timing_only(), in_run=True)
 
     def precompile(self, *args, **kwargs):
         """Compiling happens at the first launch, for the launch's block sizes."""
@@ -123,11 +123,13 @@ class Launcher:
         grid = GridExpr.from_meta(self.inductor_meta, {**self.fixed, **cfg})
         return tuple(int(g) for g in grid.eval_slow(meta))
 
-    def launch(self, args, numerics: bool):
-        """Launch on the simulator; the record goes to every active session. Returns the record."""
+    def launch(self, args, numerics: bool, in_run: bool | None = None):
+        """Launch on the simulator; the record goes to every active session. Returns the record.
+        `in_run`: a launch of the model run (default: `numerics`), not an autotuning trial."""
+        in_run = numerics if in_run is None else in_run
         bound = self.bind(args)
         key = tuple(tuple(v.shape) if isinstance(v, torch.Tensor) else v for v in bound.values())
-        resident = session.resident() if numerics else None      # autotuning trials run on host copies
+        resident = session.resident() if in_run else None      # autotuning trials run on host copies
         mutated = tuple(self.inductor_meta.get("mutated_arg_names", ()))
         values = [resident.argument(bound[n], n, writes(n, mutated))
                   if resident is not None and isinstance(bound[n], torch.Tensor) else kernel_argument(bound[n])
@@ -140,8 +142,8 @@ class Launcher:
         record = self.fn[grid](*values, **cfg, numerics=numerics)
         compiled = (self.fn.compile_count, _backend_compiles(self.fn)) != before
         wall = time.perf_counter() - start
-        ablations = self._ablations(values, grid, cfg, record, hw) if numerics and session.ablated_switches() else {}
-        session.record_launch(self, record, cfg, compiled, wall, numerics, ablations)
+        ablations = self._ablations(values, grid, cfg, record, hw) if in_run and session.ablated_switches() else {}
+        session.record_launch(self, record, cfg, compiled, wall, in_run, ablations)
         return record
 
     def _ablations(self, values: list, grid: tuple, cfg: dict, record, hw) -> dict:

@@ -4,7 +4,19 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 
+from .op_classes import op_classes
 from .resident import Transfers
+
+
+def _summed(pairs) -> dict:
+    """{key: {"cycles", "seconds", "kernels"}} over (key, KernelRun) pairs, the most cycles first."""
+    out: dict = {}
+    for key, k in pairs:
+        row = out.setdefault(key, {"cycles": 0, "seconds": 0.0, "kernels": 0})
+        row["cycles"] += k.cycles
+        row["seconds"] += k.seconds
+        row["kernels"] += 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]["cycles"]))
 
 
 @dataclass
@@ -23,6 +35,7 @@ class KernelRun:
     wall_seconds: float        # host time to compile (if it did) and simulate it
     report: object = field(default=None, repr=False, compare=False)   # the simulator's full Report
     ablations: dict = field(default_factory=dict)   # switch -> cycles with it off / cycles (session.ablating)
+    module: str = ""           # the model's submodule its ops came from ("layers.0.mlp"; "": none or several)
 
     def as_row(self) -> dict:
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "report"}
@@ -43,6 +56,9 @@ class ModelReport:
     transfers: Transfers = field(default_factory=Transfers)   # host <-> simulated DRAM copies
     config: str = ""
     wall_seconds: float = 0.0    # host time of the whole run (compile + simulate)
+    timing_only: bool = False    # launched with numerics=False (`estimate`): cycles only, no outputs
+    index_distribution: str = ""  # where a timing-only run's index tensors came from (`estimate`)
+    index_inputs: dict = field(default_factory=dict)   # input -> rows it indexes (0: not an index: zeros)
 
     @property
     def cycles(self) -> int:
@@ -71,8 +87,24 @@ class ModelReport:
     def compiles(self) -> int:
         return sum(k.compiled for k in self.kernels)
 
+    def by_op_class(self) -> dict:
+        """{op class: {"cycles", "seconds", "kernels"}} (`op_classes.py`), the largest first."""
+        return _summed(zip(op_classes(self.kernels), self.kernels))
+
+    def by_layer(self, depth: int | None = None) -> dict:
+        """{module path: {"cycles", "seconds", "kernels"}}: where in the model the time went, from the
+        module each kernel's ops came from (cut to its first `depth` names: depth=2 gives "layers.3").
+        A kernel fusing ops of several modules counts in the module they share ("(model)" for none)."""
+        def key(k):
+            path = ".".join(k.module.split(".")[:depth]) if depth else k.module
+            return path or "(model)"
+        return _summed((key(k), k) for k in self.kernels)
+
     def to_dict(self) -> dict:
         return {"config": self.config, "cycles": self.cycles, "seconds": self.seconds, "coverage": self.coverage,
+                "timing_only": self.timing_only, "index_distribution": self.index_distribution,
+                "index_inputs": dict(self.index_inputs), "by_op_class": self.by_op_class(),
+                "by_layer": self.by_layer(),
                 "simulated_ops": self.simulated_ops, "not_simulated": dict(self.not_simulated),
                 "eager_ops": dict(self.eager_ops), "graphs_run": self.graphs_run, "graphs_compiled": self.graphs_compiled,
                 "transfers": asdict(self.transfers), "cache_hits": self.cache_hits, "compiles": self.compiles,
@@ -105,6 +137,11 @@ class ModelReport:
         t = self.transfers
         lines.append(f"host <-> device: {t.to_device} tensors in ({t.to_device_bytes / 1e6:.3g} MB), {t.to_host} back "
                      f"({t.to_host_bytes / 1e6:.3g} MB); {t.stayed} intermediates stayed in simulated DRAM")
+        classes = ", ".join(f"{c} {v['seconds'] / self.seconds:.0%}" for c, v in self.by_op_class().items()) \
+            if self.seconds else "none"
+        lines.append(f"by op class: {classes}")
+        if self.timing_only:
+            lines.append(f"timing only (no outputs computed); index tensors: {self.index_distribution or 'none'}")
         lines.append(f"simulated in {self.wall_seconds:.2f} s of host time")
         return "\n".join(lines)
 

@@ -21,7 +21,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 from ..runtime import device_array
+from ..runtime.device import lazy_device_array
 from ..runtime.memory import host_array
+from .tensors import is_lazy
 
 
 @dataclass
@@ -62,17 +64,27 @@ class Resident(TorchDispatchMode):
     """The device copies of one graph run's storages; as a dispatch mode (on while the graph's wrapper
     runs), it brings a storage back before a host ATen op touches it."""
 
-    def __init__(self):
+    def __init__(self, timing_only: bool = False):
         super().__init__()
         self.entries: dict[int, _Entry] = {}
         self.transfers = Transfers()
+        # a timing-only run computes nothing: a storage a kernel writes first, or one standing for a meta
+        # tensor, gets an address range with no bytes (`lazy_device_array`); only what the host filled
+        # (index tensors) is copied in, and nothing is copied back
+        self.timing_only = timing_only
+        self.sites: dict[str, list] = {}    # kernel name -> module paths of its calls not launched yet (session)
+
+    def _place(self, storage: torch.UntypedStorage, name: str, written: bool):
+        if self.timing_only and (written or is_lazy(storage)):
+            return lazy_device_array((storage.nbytes(),), np.uint8, name)
+        return device_array(_bytes_of(storage).numpy(), name)
 
     def argument(self, t: torch.Tensor, name: str, written: bool):
         """The device view of tensor `t` for kernel argument `name`, placed on first use."""
         storage = t.untyped_storage()
         entry = self.entries.get(storage.data_ptr())
         if entry is None:
-            entry = self.entries[storage.data_ptr()] = _Entry(storage, device_array(_bytes_of(storage).numpy(), name))
+            entry = self.entries[storage.data_ptr()] = _Entry(storage, self._place(storage, name, written))
             if not written or name.startswith("in_out_ptr"):
                 self.transfers.to_device += 1
                 self.transfers.to_device_bytes += storage.nbytes()
@@ -82,7 +94,8 @@ class Resident(TorchDispatchMode):
     def _bring_back(self, key: int) -> None:
         entry = self.entries.pop(key)
         if entry.dirty:
-            _bytes_of(entry.storage).numpy()[...] = entry.array.to_host()
+            if not self.timing_only:           # (a timing-only run computed nothing to bring back)
+                _bytes_of(entry.storage).numpy()[...] = entry.array.to_host()
             self.transfers.to_host += 1
             self.transfers.to_host_bytes += entry.storage.nbytes()
 

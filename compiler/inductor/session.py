@@ -8,6 +8,7 @@ plain PyTorch (the code around a graph break, a frame it skips) runs outside eve
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from contextlib import contextmanager
 
@@ -19,6 +20,8 @@ from .resident import Resident
 _ACTIVE: list = []
 # kernel name -> the ATen ops it came from (filled when Inductor defines the kernel)
 KERNEL_ORIGINS: dict[str, tuple] = {}
+# kernel name -> the module path of the model its ops came from ("layers.0.attn"; "" for the model itself)
+KERNEL_MODULES: dict[str, str] = {}
 _GRAPHS_RUNNING: list[Resident] = []    # the compiled graphs running now, each with its device-resident tensors
 _ABLATING: list[tuple] = []             # backend switches each launch is also timed without (`ablating`)
 
@@ -43,10 +46,13 @@ class EagerOps(TorchDispatchMode):
 
 
 @contextmanager
-def graph_running(inputs):
+def graph_running(inputs, sites=()):
     """Around the run of one compiled graph: its tensors live on the device (`resident.py`) until it
-    returns; yields a list that the caller puts the graph's outputs in."""
-    resident = Resident()
+    returns; yields a list that the caller puts the graph's outputs in. `sites`: (kernel name, module
+    path) of each kernel call in the graph's code, in order (the n-th launch of a kernel is its n-th call)."""
+    resident = Resident(timing_only())
+    for name, path in sites:
+        resident.sites.setdefault(name, []).append(path)
     outputs: list = []
     _GRAPHS_RUNNING.append(resident)
     try:
@@ -65,12 +71,14 @@ def resident() -> Resident | None:
 
 
 class Recording:
-    """One model run: its report and the hardware config it runs on, read once when it starts."""
+    """One model run: its report and the hardware config it runs on, read once when it starts.
+    `timing_only`: its kernels launch with `numerics=False` (`estimate`): nothing is computed."""
 
-    def __init__(self):
+    def __init__(self, timing_only: bool = False):
         from ..runtime.target import default_config
         self.config = default_config()
-        self.report = ModelReport(config=self.config.name)
+        self.timing_only = timing_only
+        self.report = ModelReport(config=self.config.name, timing_only=timing_only)
 
 
 def target():
@@ -82,9 +90,42 @@ def target():
     return default_config()
 
 
+def timing_only() -> bool:
+    """Whether the innermost recording is a timing-only run (launches compute nothing)."""
+    return bool(_ACTIVE) and _ACTIVE[-1].timing_only
+
+
+def module_path(nodes) -> str:
+    """The module of the model that fx `nodes` (one kernel's) came from: the longest module path they
+    share, from Dynamo's `nn_module_stack` ("layers.0.mlp"; "" when they share none or the graph kept none)."""
+    paths = []
+    for node in nodes:
+        stack = node.meta.get("nn_module_stack") if hasattr(node, "meta") else None
+        if not stack:
+            continue
+        paths.append(_module_name(list(stack.values())[-1][0]).split("."))
+    if not paths:
+        return ""
+    shared = []
+    for parts in zip(*paths):
+        if len(set(parts)) != 1:
+            break
+        shared.append(parts[0])
+    return ".".join(shared)
+
+
+def _module_name(qualified: str) -> str:
+    """Dynamo's source of a submodule ("L['self'].layers[0].mlp", "L['self']._modules['fc1']") as a
+    module path ("layers.0.mlp", "fc1")."""
+    name = re.sub(r"^L\['self'\]\.?|^L\['\w+'\]\.?", "", qualified)
+    name = re.sub(r"(?:^|\.)_modules\['([^']+)'\]|\['([^']+)'\]|\[(\d+)\]",
+                  lambda m: "." + (m.group(1) or m.group(2) or m.group(3)), name)
+    return name.strip(".")
+
+
 @contextmanager
-def recording():
-    rec = Recording()
+def recording(timing_only: bool = False):
+    rec = Recording(timing_only)
     eager = EagerOps()
     _ACTIVE.append(rec)
     try:
@@ -114,17 +155,26 @@ def ablated_switches() -> tuple:
     return tuple(dict.fromkeys(s for group in _ABLATING for s in group))
 
 
-def record_launch(launcher, record, blocks: dict, compiled: bool, wall: float, numerics: bool,
+def record_launch(launcher, record, blocks: dict, compiled: bool, wall: float, in_run: bool,
                   ablations: dict | None = None) -> None:
-    if not numerics:        # an autotuning trial, not part of the model run
+    if not in_run:          # an autotuning trial, not part of the model run
         return
     roofline = record.roofline
     run = KernelRun(name=launcher.name, aten_ops=KERNEL_ORIGINS.get(launcher.name, ()), kind=launcher.kind,
+                    module=_call_site(launcher.name),
                     grid=record.grid, blocks=dict(blocks), cycles=int(record.cycles), seconds=float(record.seconds),
                     roofline_fraction=float(roofline.fraction), bound=str(roofline.bound), compiled=compiled,
                     wall_seconds=wall, report=record.report, ablations=dict(ablations or {}))
     for rec in _ACTIVE:
         rec.report.kernels.append(run)
+
+
+def _call_site(name: str) -> str:
+    """The module path of this launch of kernel `name`: its next call site in the running graph (one
+    kernel serves every layer of a model), else the module it was last defined for."""
+    running = resident()
+    calls = running.sites.get(name) if running is not None else None
+    return calls.pop(0) if calls else KERNEL_MODULES.get(name, "")
 
 
 def record_graph_run(simulated_ops: int, host_ops: dict) -> None:

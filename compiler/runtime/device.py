@@ -30,14 +30,17 @@ _names = itertools.count()
 class DeviceArray:
     """An array in simulated DRAM (see the module doc). `data_ptr()` is its device address."""
 
-    def __init__(self, host: np.ndarray, name: str | None = None):
+    def __init__(self, host: np.ndarray, name: str | None = None, lazy: bool = False):
         from simulator.memory.global_memory import guard_bytes
-        data = np.ascontiguousarray(host).reshape(-1).view(np.uint8).copy()
+        if lazy:            # zero pages the OS maps on first touch, and nothing touches them
+            data = np.zeros(host.nbytes, np.uint8)
+        else:
+            data = np.ascontiguousarray(host).reshape(-1).view(np.uint8).copy()
         self.shape, self.dtype = tuple(host.shape), host.dtype
         self.name = name or f"device_array#{next(_names)}"
         guard = guard_bytes(data.size, "dram")
         self.address = _place(max(data.size, 1), guard)
-        self._buffer = DeviceBuffer(self.name, self.address, data, region="dram", guard=guard)
+        self._buffer = DeviceBuffer(self.name, self.address, data, region="dram", guard=guard, lazy=lazy)
         self._offset, self._base = 0, None
         _live[self.address] = self._buffer
         weakref.finalize(self, _live.pop, self.address, None)
@@ -83,6 +86,14 @@ def device_array(x, name: str | None = None) -> DeviceArray:
     return DeviceArray(host, name)
 
 
+def lazy_device_array(shape: tuple, dtype, name: str | None = None) -> DeviceArray:
+    """An array of `shape` and `dtype` placed in simulated DRAM with no bytes behind it: for timing-only
+    launches of kernels that never look at its values (`simulator/pe/timing_only.py`). It reads as zeros,
+    and what a launch writes into it is dropped, so a model's weights cost address space, not host memory."""
+    return DeviceArray(np.lib.stride_tricks.as_strided(np.zeros(1, dtype), tuple(shape), (0,) * len(shape)),
+                       name, lazy=True)
+
+
 def _place(size: int, guard: int) -> int:
     """The lowest address from DEVICE_BASE whose guarded span overlaps no live device array's."""
     def aligned(a: int) -> int:
@@ -96,8 +107,10 @@ def _place(size: int, guard: int) -> int:
 
 
 def launch_buffers() -> list[DeviceBuffer]:
-    """Private copies of every live device array for one launch; `commit` writes them back."""
-    return [DeviceBuffer(b.name, b.address, b.data.copy(), [], b.data, b.region, b.guard)
+    """Private copies of every live device array for one launch; `commit` writes them back. A lazy array
+    is shared, not copied, and never written back (it holds no bytes)."""
+    return [DeviceBuffer(b.name, b.address, b.data, [], None, b.region, b.guard, lazy=True) if b.lazy else
+            DeviceBuffer(b.name, b.address, b.data.copy(), [], b.data, b.region, b.guard)
             for _, b in sorted(_live.items())]
 
 

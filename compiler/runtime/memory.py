@@ -217,6 +217,9 @@ class DeviceBuffer:
     _host: np.ndarray | None = field(default=None, repr=False)  # view of the user's bytes
     region: str = "dram"                     # "dram" or "sram" (the SRAM scratch)
     guard: int = 0                           # unmapped bytes kept before address and after end
+    # no bytes: a device array of a timing-only run (`device.lazy_device_array`) whose `data` is all zero
+    # pages never touched; launches place it empty and never copy it, so it costs no host memory
+    lazy: bool = False
 
     @property
     def size(self) -> int:

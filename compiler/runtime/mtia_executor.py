@@ -119,7 +119,8 @@ class MtiaExecutor:
         start = time.perf_counter()
         try:
             for buf in args.buffers:
-                allocs.append((buf, machine.gmem.alloc(buf.size, buf.name, buf.region, init=buf.data,
+                allocs.append((buf, machine.gmem.alloc(buf.size, buf.name, buf.region,
+                                                       init=None if buf.lazy else buf.data,
                                                        address=buf.address, guard=buf.guard)))
             rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping,
                               max_steps=options.max_steps, max_programs=options.max_programs)
@@ -130,7 +131,8 @@ class MtiaExecutor:
                 machine.gmem.free(alloc)
         if machine.numerics:            # the run succeeded and computed its results: hand the bytes back
             for buf, alloc in allocs:
-                buf.data[...] = alloc.data[: buf.data.size]
+                if not buf.lazy:
+                    buf.data[...] = alloc.data[: buf.data.size]
         return MtiaRunRecord(kernel=compiled.name, grid=tuple(grid), executor=self.name, cycles=int(rep.cycles),
                              seconds=rep.seconds, wall_seconds=time.perf_counter() - start,
                              programs=grid[0] * grid[1] * grid[2], numerics=machine.numerics, config=cfg.name,
