@@ -46,10 +46,10 @@ def simulate(model, *inputs, **kwargs) -> tuple[object, ModelReport]:
     What Dynamo leaves to plain PyTorch (the code around a graph break) is in the report's
     `not_simulated` and `eager_ops`; a run of which Dynamo compiled nothing (it hit its recompile
     limit, or skipped the model's frames) raises `NotSimulatedError`."""
-    return _run(model, inputs, kwargs, timing_only=False)
+    return run_model(model, inputs, kwargs, timing_only=False)
 
 
-def _run(model, inputs: tuple, kwargs: dict, timing_only: bool) -> tuple[object, ModelReport]:
+def run_model(model, inputs: tuple, kwargs: dict, timing_only: bool) -> tuple[object, ModelReport]:
     """One recorded run of the compiled model (`simulate`; `estimate` with `timing_only`)."""
     header.check_triton_package()        # before Dynamo, which would wrap the error in its own
     fn = compiled(model)

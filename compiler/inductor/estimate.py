@@ -82,7 +82,7 @@ def estimate(model, *args, index_distribution=None, seed: int = 0, **kwargs) -> 
     """One timing-only run of `model(*args, **kwargs)` whose parameters and inputs may be meta tensors
     (module docstring); returns its `ModelReport` (cycles, per-kernel rows, coverage, `by_op_class()`,
     `by_layer()`), which names the index distribution. `seed` seeds the index values."""
-    from . import _run  # the package's run loop, shared with simulate
+    from . import run_model  # the package's run loop, shared with simulate
     dist = index_values.distribution(index_distribution)
     watched = index_values.integer_meta_tensors((args, kwargs, list(model.parameters()), list(model.buffers())))
     rows = index_values.rows_indexed(model, args, kwargs, watched) if watched else {}
@@ -90,7 +90,7 @@ def estimate(model, *args, index_distribution=None, seed: int = 0, **kwargs) -> 
     try:
         with _parameters_on_cpu(model, stand_in):
             cpu_args, cpu_kwargs = _inputs_on_cpu((args, kwargs), stand_in)
-            _, report = _run(model, cpu_args, cpu_kwargs, timing_only=True)
+            _, report = run_model(model, cpu_args, cpu_kwargs, timing_only=True)
     finally:
         tensors.LAZY_STORAGES.difference_update(s.data_ptr() for s in stand_in.bases.values())
     report.index_distribution = dist.name if any(stand_in.index_inputs.values()) else ""
