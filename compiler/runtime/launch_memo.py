@@ -5,7 +5,7 @@ times), and an autotuner tries one config at several call sites; a timing-only r
 only on what the launch is, so one simulation per distinct launch is enough. A launch is the same
 as an earlier one when all of these are:
 
-- the compiled kernel (its final IR, name, parameters and constexprs: `kernel_fingerprint`);
+- the compiled kernel (its final IR, name, parameters and constexprs: `CompiledKernel.fingerprint`);
 - the grid, each scalar argument's value, each pointer's element type and offset into its buffer,
   and every buffer's name, address, size, region and guard (the argument shapes, strides and dtypes
   as the runtime lays them out in simulated memory);
@@ -54,16 +54,6 @@ def clear() -> None:
     _MEMORY.clear()
 
 
-def kernel_fingerprint(compiled) -> str:
-    """What a compiled kernel is, as text that another process computes alike (kept on the kernel)."""
-    fp = compiled.metadata.get("_fingerprint")
-    if fp is None:
-        text = repr((compiled.name, compiled.asm["ir"], list(compiled.arg_names), dict(compiled.signature),
-                     sorted((k, repr(v)) for k, v in compiled.constexprs.items())))
-        fp = compiled.metadata["_fingerprint"] = hashlib.sha256(text.encode()).hexdigest()
-    return fp
-
-
 def applies(executor, options) -> bool:
     """Whether this launch may be reused: a timing-only run of an executor that allows it, on a fresh machine."""
     if _OFF or not getattr(executor, "reusable_timing", False) or options.machine is not None:
@@ -81,7 +71,7 @@ def launch_key(compiled, grid: tuple, values: list, buffers: list, options) -> t
     opts = tuple((f.name, repr(getattr(options, f.name))) for f in dataclasses.fields(options)
                  if f.name not in ("config", "machine", "executor"))
     config = hashlib.sha256(options.config.model_dump_json().encode()).hexdigest()
-    return (kernel_fingerprint(compiled), tuple(grid), args, bufs, opts, config)
+    return (compiled.fingerprint, tuple(grid), args, bufs, opts, config)
 
 
 def data_key(key: tuple, buffers: list) -> tuple:
