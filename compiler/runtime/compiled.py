@@ -138,12 +138,18 @@ class CompiledKernel:
     @property
     def fingerprint(self) -> str:
         """What this kernel is, as a hash that another process computes alike: its final IR (module
-        globals compiled in included), name, file, parameters and constexprs. The caches key on it."""
+        globals compiled in included) and the source locations of its ops (the IR text leaves them out;
+        a program's line table and errors show them), name, file, parameters and constexprs. The caches
+        key on it."""
         if self._fingerprint is None:
-            text = repr((self.name, self.file, self.asm["ir"], list(self.arg_names), dict(self.signature),
-                         sorted((k, repr(v)) for k, v in self.constexprs.items())))
+            text = repr((self.name, self.file, self.asm["ir"], self.op_lines(), list(self.arg_names),
+                         dict(self.signature), sorted((k, repr(v)) for k, v in self.constexprs.items())))
             self._fingerprint = hashlib.sha256(text.encode()).hexdigest()
         return self._fingerprint
+
+    def op_lines(self) -> list:
+        """(line, column) of each op of the final IR, in order (None for an op without a location)."""
+        return [(op.loc.line, op.loc.col) if op.loc else None for op in self.module.walk()]
 
     # --- what GPU host code asks of a compiled kernel (Triton's tutorial 02 sizes its grid with these)
     def _init_handles(self) -> None:

@@ -5,7 +5,7 @@ times), and an autotuner tries one config at several call sites; a timing-only r
 only on what the launch is, so one simulation per distinct launch is enough. A launch is the same
 as an earlier one when all of these are:
 
-- the compiled kernel (its final IR, name, parameters and constexprs: `CompiledKernel.fingerprint`);
+- the compiled kernel (its final IR, parameters and constexprs, not its name: `kernel_body`);
 - the grid, each scalar argument's value, each pointer's element type and offset into its buffer,
   and every buffer's name, address, size, region and guard (the argument shapes, strides and dtypes
   as the runtime lays them out in simulated memory);
@@ -71,7 +71,28 @@ def launch_key(compiled, grid: tuple, values: list, buffers: list, options) -> t
     opts = tuple((f.name, repr(getattr(options, f.name))) for f in dataclasses.fields(options)
                  if f.name not in ("config", "machine", "executor"))
     config = hashlib.sha256(options.config.model_dump_json().encode()).hexdigest()
-    return (compiled.fingerprint, tuple(grid), args, bufs, opts, config)
+    return (kernel_body(compiled), tuple(grid), args, bufs, opts, config)
+
+
+def kernel_body(compiled) -> str:
+    """The kernel's fingerprint without its name and file: Inductor generates one template or fused kernel
+    under another name at each call site (triton_mm_3, triton_mm_7), which times alike."""
+    body = getattr(compiled, "_body_fingerprint", None)
+    if body is None:
+        text = repr((compiled.asm["ir"].replace(f"@{compiled.name}(", "@<kernel>("), compiled.op_lines(),
+                     list(compiled.arg_names),
+                     dict(compiled.signature), sorted((k, repr(v)) for k, v in compiled.constexprs.items())))
+        body = compiled._body_fingerprint = hashlib.sha256(text.encode()).hexdigest()
+    return body
+
+
+def _as_launched(record, compiled):
+    """A copy of an earlier launch's record for this one: marked reused, under this kernel's name."""
+    report = getattr(record, "report", None)
+    if dataclasses.is_dataclass(report) and getattr(report, "kernel", compiled.name) != compiled.name:
+        report = dataclasses.replace(report, kernel=compiled.name)
+    extra = {"report": report} if hasattr(record, "report") else {}
+    return dataclasses.replace(record, kernel=compiled.name, reused=True, wall_seconds=0.0, **extra)
 
 
 def data_key(key: tuple, buffers: list) -> tuple:
@@ -116,7 +137,7 @@ def run(compiled, grid: tuple, values: list, buffers: list, options, simulate, r
         hit = _find(key)
     if hit is not None:
         STATS["reused"] += 1
-        return dataclasses.replace(hit, reused=True, wall_seconds=0.0)
+        return _as_launched(hit, compiled)
     record = simulate()
     STATS["simulated"] += 1
     _keep(key, record)

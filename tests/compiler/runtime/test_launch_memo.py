@@ -2,6 +2,9 @@
 a launch that computes results always simulates; a data-dependent kernel is keyed by its data too."""
 from __future__ import annotations
 
+import importlib.util
+import sys
+
 import numpy as np
 import pytest
 
@@ -118,3 +121,39 @@ def test_the_interpreter_never_reuses(simulations):
     x, y, out = _arrays()
     records = [_add[(16,)](x, y, out, x.size, BLOCK=256, executor="interpreter", numerics=False) for _ in range(2)]
     assert not any(r.reused for r in records)
+
+
+
+
+_SITE = """
+import compiler as triton
+import compiler.language as tl
+
+
+@triton.jit
+def {name}(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = i < n
+    tl.store(out_ptr + i, tl.load(x_ptr + i, mask) + tl.load(y_ptr + i, mask), mask)
+"""
+
+
+def _kernel_in_module(folder, name: str):
+    """A kernel in a module file of its own, as Inductor writes one per generated kernel."""
+    path = folder / f"{name}.py"
+    path.write_text(_SITE.format(name=name))
+    spec = importlib.util.spec_from_file_location(f"memo_site_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module            # the frontend reads the kernel's source through it
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def test_the_same_kernel_under_another_name_is_reused_under_its_own(simulations, tmp_path):
+    """Inductor defines one template kernel under another name, in another module, at each call site."""
+    x, y, out = _arrays()
+    first, second = (_kernel_in_module(tmp_path, name)[(16,)](x, y, out, x.size, BLOCK=256, executor="mtia",
+                                                              numerics=False)
+                     for name in ("triton_mm_3", "triton_mm_7"))
+    assert len(simulations) == 1 and second.reused and second.cycles == first.cycles
+    assert (second.kernel, second.report.kernel) == ("triton_mm_7", "triton_mm_7")
