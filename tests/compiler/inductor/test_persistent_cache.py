@@ -47,6 +47,7 @@ _SCRIPT = textwrap.dedent("""
     kernel = record.compiled_kernel
     print(json.dumps({"cycles": record.cycles, "reused": record.reused, "simulations": len(runs),
                       "compiles": kernel.mtia.compiles, "loaded": kernel.mtia.loaded,
+                      "frontend_compiles": scale.compile_count,
                       "right": bool((out == 3 * x).all()) if numerics else None}))
 """)
 
@@ -67,6 +68,7 @@ def test_a_second_process_reads_the_program_and_gets_the_same_cycles(tmp_path):
     second = _run_script(tmp_path, "mtia-2i", "numerics")
     assert (first["compiles"], first["loaded"]) == (1, 0)
     assert (second["compiles"], second["loaded"]) == (0, 1)
+    assert (first["frontend_compiles"], second["frontend_compiles"]) == (1, 0)
     assert second["cycles"] == first["cycles"]
     assert first["right"] and second["right"] and second["simulations"] == 1     # numerics: simulated again
 
@@ -145,3 +147,23 @@ def test_a_second_simulate_of_a_model_in_a_new_process_tunes_nothing(tmp_path):
     assert first["timing_runs"] > 0 and first["right"]
     assert second["timing_runs"] == 0 and second["tunings"] == 0 and second["right"]
     assert second["cycles"] == first["cycles"]
+
+
+_FACTOR = 2.0
+
+
+@triton.jit
+def _times_factor(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = i < n
+    tl.store(out_ptr + i, tl.load(x_ptr + i, mask) * _FACTOR, mask)
+
+
+def test_a_kernel_is_compiled_again_when_a_global_it_read_has_changed(cache_dir, monkeypatch):
+    x = np.arange(1024, dtype=np.float32)
+    for factor, compiles in ((2.0, 1), (2.0, 0), (5.0, 1)):
+        monkeypatch.setattr(sys.modules[__name__], "_FACTOR", factor)
+        kernel, out = triton.jit(_times_factor.fn), np.zeros_like(x)
+        kernel[(4,)](x, out, x.size, BLOCK=256, executor="mtia")
+        assert kernel.compile_count == compiles
+        np.testing.assert_array_equal(out, x * factor)
