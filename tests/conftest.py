@@ -40,6 +40,18 @@ def _floor_check_on_every_run():
     Machine.run = _run
 
 
+@pytest.fixture(autouse=True)
+def _no_cache_carried_between_tests(monkeypatch):
+    """Each test simulates what it launches: the disk cache is off (a test of it sets MTIASIM_CACHE_DIR to
+    its tmp_path) and no launch record or tuned block size carries over from an earlier test, which may
+    have patched the simulator (compiler/runtime/launch_memo.py)."""
+    from compiler.inductor import tuning
+    from compiler.runtime import launch_memo
+    monkeypatch.setenv("MTIASIM_CACHE_DIR", "off")
+    launch_memo.clear()
+    tuning.clear()
+
+
 @pytest.fixture
 def interpreter_by_default():
     """For the suites that pin the frontend and the reference interpreter (`pytestmark =

@@ -13,7 +13,6 @@ import time
 import torch
 from torch._inductor.runtime.triton_heuristics import GridExpr
 
-from ..errors import OutOfResources
 from . import blocks, session, tuning
 from .resident import writes
 from .tensors import kernel_argument
@@ -89,8 +88,7 @@ class Launcher:
         """The block sizes for these argument shapes on the hardware config `hw`: remembered, or the
         fastest candidate by timing-only simulation (`tuning.py`)."""
         key = f"{shapes}|{tuning.config_id(hw)}"
-        module = self.fn.fn.__module__
-        cfg = self.configs.get(key) or tuning.load(module, self.name, key)
+        cfg = self.configs.get(key) or tuning.load(self.fn, self.name, key)
         if cfg is not None:
             self.configs[key] = cfg
             return cfg
@@ -100,14 +98,9 @@ class Launcher:
             if len(tried) == 1:              # nothing to choose between (a template, a tiny problem)
                 self.configs[key] = first
                 return first
-            cycles = {}
-            for cand in tried:
-                try:
-                    trial = self.fn.run(*values, grid=self.grid(bound, cand), numerics=False, _commit=False, **cand)
-                except OutOfResources as e:
-                    last = e
-                    continue
-                cycles[tuple(cand.items())] = trial.cycles
+            cycles, last = tuning.time_candidates(
+                lambda cand: self.fn.run(*values, grid=self.grid(bound, cand), numerics=False, _commit=False,
+                                         **cand).cycles, tried)
             if cycles:
                 break
             first = blocks.halve(first)       # nothing fit: try again around a smaller guess
@@ -115,7 +108,7 @@ class Launcher:
                 raise last
         cfg = dict(min(cycles, key=cycles.get))
         self.configs[key] = cfg
-        tuning.store(module, self.name, key, cfg)
+        tuning.store(self.fn, self.name, key, cfg)
         return cfg
 
     def grid(self, bound: dict, cfg: dict) -> tuple:

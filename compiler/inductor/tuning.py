@@ -2,17 +2,25 @@
 
 A point-wise or reduction kernel's first launch for an argument shape tries the candidates of
 `blocks.candidates` around the first guess, each as a timing-only simulation (the same cycles as a
-full run, no numerics), and keeps the fastest. The choice is remembered per kernel source, argument
-shapes and hardware config: in the launcher for the process, and in a JSON file beside the loaded
-kernel modules (`loader.cache_dir()`), so another process running the same model does not tune again.
+full run, no numerics; `time_candidates`, in parallel worker processes when that pays), and keeps the
+fastest. The choice is remembered per kernel source (its name left out: Inductor names one fused
+kernel differently at each call site), argument shapes and hardware config: in this process
+(`_CHOSEN`), and in the disk cache (compiler/runtime/disk_cache.py, keyed with the compiler's and
+simulator's sources too), so that neither another call site nor another process tunes it again.
 """
 from __future__ import annotations
 
 import hashlib
-import json
-import os
+import time
 
-from .loader import cache_dir
+from ..errors import OutOfResources
+from ..runtime import disk_cache, trials
+
+KIND = "blocks"
+_CHOSEN: dict[str, dict] = {}            # entry key -> block sizes chosen in this process
+# trials go to worker processes only when the first one's time times the others reaches this (forking
+# costs tens of milliseconds, as in compiler/runtime/autotune.py)
+PARALLEL_MIN_SECONDS = 1.0
 
 
 def config_id(cfg) -> str:
@@ -20,34 +28,59 @@ def config_id(cfg) -> str:
     return f"{cfg.name}-{hashlib.sha256(cfg.model_dump_json().encode()).hexdigest()[:12]}"
 
 
-def _path(module: str, kernel: str) -> str:
-    """The table of one kernel: named by the start of the kernel's name (Inductor's fused names run past
-    a file name's 255 bytes) and the hash of its module and name."""
-    folder = os.path.join(cache_dir(), "blocks")
-    os.makedirs(folder, exist_ok=True)
-    digest = hashlib.sha256(f"{module}.{kernel}".encode()).hexdigest()[:20]
-    return os.path.join(folder, f"{kernel[:100]}_{digest}.json")
+def kernel_id(fn, name: str) -> str:
+    """A kernel's source with its own name taken out: alike for one kernel defined at two call sites."""
+    return fn.source.source.replace(name, "<kernel>")
 
 
-def _read(path: str) -> dict:
+def _entry(fn, name: str, key: str) -> str:
+    return disk_cache.entry_key(KIND, kernel_id(fn, name), key)
+
+
+def load(fn, name: str, key: str) -> dict | None:
+    """The block sizes chosen for kernel `fn` (named `name`) and `key` (shapes and config), or None."""
+    entry = _entry(fn, name, key)
+    cfg = _CHOSEN.get(entry)
+    if cfg is None:
+        cfg = disk_cache.load(KIND, entry)
+        if not isinstance(cfg, dict):
+            return None
+        _CHOSEN[entry] = cfg
+    return dict(cfg)
+
+
+def store(fn, name: str, key: str, cfg: dict) -> None:
+    entry = _entry(fn, name, key)
+    _CHOSEN[entry] = dict(cfg)
+    disk_cache.store(KIND, entry, dict(cfg))
+
+
+def clear() -> None:
+    """Forget this process's choices (the disk cache stays)."""
+    _CHOSEN.clear()
+
+
+def time_candidates(cycles_of, candidates: list) -> tuple[dict, Exception | None]:
+    """({candidate as a tuple of items: cycles} of those that fit, the error of one that did not).
+    `cycles_of(candidate)` runs one timing-only trial; the first runs here, the others in forked workers
+    (compiler/runtime/trials.py) when the first one's time says they would take a second or more."""
+    cycles, last = {}, None
+    start = time.perf_counter()
     try:
-        with open(path) as f:
-            table = json.load(f)
-        return table if isinstance(table, dict) else {}
-    except (OSError, ValueError):          # absent, or half-written by a process that died: tune again
-        return {}
-
-
-def load(module: str, kernel: str, key: str) -> dict | None:
-    cfg = _read(_path(module, kernel)).get(key)
-    return dict(cfg) if isinstance(cfg, dict) else None
-
-
-def store(module: str, kernel: str, key: str, cfg: dict) -> None:
-    path = _path(module, kernel)
-    table = _read(path)
-    table[key] = cfg
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(table, f, indent=1, sort_keys=True)
-    os.replace(tmp, path)                  # atomic: parallel workers may tune the same kernel
+        cycles[tuple(candidates[0].items())] = cycles_of(candidates[0])
+    except OutOfResources as e:
+        last = e
+    rest = list(range(1, len(candidates)))
+    workers = trials.default_workers()
+    if (time.perf_counter() - start) * len(rest) < PARALLEL_MIN_SECONDS:
+        workers = 1
+    outcomes = trials.run_trials(lambda i: cycles_of(candidates[i]), rest, workers)
+    for i, outcome in sorted(outcomes.items()):
+        if not outcome.failed:
+            cycles[tuple(candidates[i].items())] = outcome.cost
+            continue
+        try:                    # a worker's failure comes back as text: again here, for the exception itself
+            cycles[tuple(candidates[i].items())] = cycles_of(candidates[i])
+        except OutOfResources as e:        # its tiles do not fit (found at compile time: cheap to repeat)
+            last = e
+    return cycles, last

@@ -7,6 +7,9 @@
     device_array(x) / .to_host()         an array kept in simulated DRAM across launches (device.py)
     driver.active                        what GPU host code asks of its driver: the torch device (CPU), the
                                          target, the device's properties (driver.py)
+
+A timing-only launch identical to an earlier one reuses its record (launch_memo.py); compiled MTIA
+programs and timing-only records also go to the disk cache, $MTIASIM_CACHE_DIR (disk_cache.py).
 """
 from .autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from .compile import compile

@@ -8,6 +8,7 @@ receive the CompiledKernel.
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable
@@ -85,11 +86,32 @@ class KernelMetadata(dict):
 @dataclass(eq=False)
 class MtiaPrograms:
     """The MTIA backend's output for one compiled kernel, kept with the kernel so that a second launch with
-    the same specialisation compiles nothing (filled by compiler/backend/launch/specialize.py)."""
+    the same specialisation compiles nothing (filled by compiler/backend/launch/specialize.py), and in the
+    disk cache (`stored`, `store`) so that another process compiling the same kernel does not either."""
     programs: dict = field(default_factory=dict)     # (config JSON, num_stages, switches off) -> (program, stages)
     modules: dict = field(default_factory=dict)      # the same key -> the module the backend's passes left
     broadcast: dict = field(default_factory=dict)    # (id of a program, the broadcast groups chosen) -> its program
     compiles: int = 0                                # backend compiles so far (tests count recompiles with it)
+    loaded: int = 0                                  # programs read from the disk cache instead
+
+    @staticmethod
+    def _entry(kernel: str, key: tuple) -> str:
+        from . import disk_cache
+        config, *rest = key                          # the config's JSON is long: its hash names it
+        return disk_cache.entry_key("mtia", kernel, hashlib.sha256(config.encode()).hexdigest(), *rest)
+
+    def stored(self, kernel: str, key: tuple):
+        """(program, stages, module after the passes) that a process compiled for the kernel whose
+        fingerprint is `kernel` and `key`, or None."""
+        from . import disk_cache
+        hit = disk_cache.load("mtia", self._entry(kernel, key))
+        if hit is not None:
+            self.loaded += 1
+        return hit
+
+    def store(self, kernel: str, key: tuple, value: tuple) -> None:
+        from . import disk_cache
+        disk_cache.store("mtia", self._entry(kernel, key), value)
 
 
 @dataclass(eq=False)
@@ -111,6 +133,23 @@ class CompiledKernel:
         self.asm = Stages(self, self.stage_texts)
         if not isinstance(self.metadata, KernelMetadata):
             self.metadata = KernelMetadata(self.metadata)
+        self._fingerprint = None
+
+    @property
+    def fingerprint(self) -> str:
+        """What this kernel is, as a hash that another process computes alike: its final IR (module
+        globals compiled in included) and the source locations of its ops (the IR text leaves them out;
+        a program's line table and errors show them), name, file, parameters and constexprs. The caches
+        key on it."""
+        if self._fingerprint is None:
+            text = repr((self.name, self.file, self.asm["ir"], self.op_lines(), list(self.arg_names),
+                         dict(self.signature), sorted((k, repr(v)) for k, v in self.constexprs.items())))
+            self._fingerprint = hashlib.sha256(text.encode()).hexdigest()
+        return self._fingerprint
+
+    def op_lines(self) -> list:
+        """(line, column) of each op of the final IR, in order (None for an op without a location)."""
+        return [(op.loc.line, op.loc.col) if op.loc else None for op in self.module.walk()]
 
     # --- what GPU host code asks of a compiled kernel (Triton's tutorial 02 sizes its grid with these)
     def _init_handles(self) -> None:

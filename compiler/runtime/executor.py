@@ -150,6 +150,8 @@ class RunRecord:
     wall_seconds: float = 0.0
     programs: int = 0
     numerics: bool = True
+    reused: bool = False
+    """Whether the record is an earlier identical timing-only launch's, not simulated again (launch_memo.py)."""
 
     @property
     def asm(self):

@@ -22,7 +22,7 @@ from ..errors import CompilationError, KernelRuntimeError
 from ..frontend.aggregate_params import expand_aggregate_args, lift, lifts
 from ..frontend.source import Param
 from ..ir import types as T
-from . import device, target
+from . import device, kernel_cache, launch_memo, target
 from . import executor as ex
 from .compiled import CompiledKernel
 from .memory import PointerArg, commit, host_array, pack, plan_buffers
@@ -158,10 +158,16 @@ class JITFunction:
         if compiled is not None and _globals_changed(compiled):
             compiled = None               # a module global it compiled in has changed: compile it again
         if compiled is None:
+            compiled = kernel_cache.load(self, key)       # another process compiled it (the disk cache)
+            if compiled is not None:
+                compiled.jit_function = self
+                self.cache[key] = compiled
+        if compiled is None:
             try:
                 compiled = self.compile_specs(specs)
             except CompilationError as e:   # show the user's call, not the compiler's frames
                 raise e.with_traceback(None) from e.__cause__
+            kernel_cache.store(self, key, compiled)
             compiled.jit_function = self
             self.cache[key] = compiled
         return compiled
@@ -243,8 +249,15 @@ def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, pl
         v = bound[name]
         values.append(ptrs[name] if name in ptrs else v)
     start = time.perf_counter()
+
+    def simulate():
+        return executor.launch(compiled, grid3, ex.KernelArgs(list(compiled.arg_names), values, buffers), options)
     try:
-        record = executor.launch(compiled, grid3, ex.KernelArgs(list(compiled.arg_names), values, buffers), options)
+        if launch_memo.applies(executor, options):     # timing only: an identical earlier launch's record
+            record = launch_memo.run(compiled, grid3, values, buffers, options, simulate,
+                                     lambda: executor.reads_data(compiled, options))
+        else:
+            record = simulate()
     except KernelRuntimeError as e:   # the kernel line and program id are in the message
         raise e.with_traceback(None) from None
     record.compiled_kernel = compiled          # (not a field: to_dict() leaves it out)

@@ -87,9 +87,24 @@ def mtia_program(compiled, cfg, num_stages: int = 3, options=None):
 
 class MtiaExecutor:
     name = "mtia"
+    # a timing-only run's cycles depend only on the launch (and, for a program that reads its data, the
+    # data): the runtime reuses an identical launch's record (launch_memo.py)
+    reusable_timing = True
 
     def __init__(self, numerics: bool = True):
         self.numerics = numerics
+
+    def reads_data(self, compiled, options) -> bool:
+        """Whether the kernel's tile data can reach an address or a branch on the launch's config (a gather's
+        indices, a data-dependent loop), so that its timing depends on the data (simulator.pe.timing_only).
+        The launch's own variants of the program (without windows, with broadcast reads) move and load
+        the same things, so the compiled program answers for them."""
+        from simulator.pe.timing_only import is_blind
+
+        from .target import resolve
+        options = resolve(options)
+        program = mtia_program(compiled, options.config, options.num_stages, options.mtia_options)[0]
+        return not is_blind(program)
 
     def launch(self, compiled, grid: tuple, args: KernelArgs, options: LaunchOptions) -> MtiaRunRecord:
         from simulator.machine import Machine

@@ -42,6 +42,11 @@ def compiled_program(compiled, cfg, num_stages: int, options) -> tuple:
     cache = compiled.mtia
     key = (cfg.model_dump_json(), num_stages, options.off())
     hit = cache.programs.get(key)
+    if hit is None:                # another process may have compiled it (the disk cache)
+        stored = cache.stored(compiled.fingerprint, key)
+        if stored is not None:
+            *hit, cache.modules[key] = stored
+            hit = cache.programs[key] = tuple(hit)
     if hit is None:
         # read at each compile, not imported: the tests turn the runtime's round-trip checking on
         check_roundtrip = importlib.import_module("compiler.runtime.compile").CHECK_ROUNDTRIP
@@ -51,6 +56,7 @@ def compiled_program(compiled, cfg, num_stages: int, options) -> tuple:
             meta["switched_off"] = list(options.off())
         hit = cache.programs[key] = compile_to_mtia(module, cfg, num_stages, meta, options, check_roundtrip)
         cache.compiles += 1
+        cache.store(compiled.fingerprint, key, (*hit, module))
     return (*hit, cache.modules[key])
 
 

@@ -1,7 +1,7 @@
 """PyTorch models through Inductor's generated Triton on the simulator (compiler.inductor)."""
 from __future__ import annotations
 
-import json
+import pickle
 
 import pytest
 import torch
@@ -237,7 +237,7 @@ def _double_launcher():
 
 
 def test_block_sizes_are_the_fastest_candidate_on_the_simulator_and_remembered(tmp_path, monkeypatch):
-    monkeypatch.setenv("MTIASIM_INDUCTOR_CACHE", str(tmp_path))
+    monkeypatch.setenv("MTIASIM_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(blocks, "choose", lambda *a: {"XBLOCK": 16})    # a poor first guess: 250 programs
     x, out = torch.randn(4000), torch.full((4000,), float("nan"))
     launcher = _double_launcher()
@@ -250,19 +250,21 @@ def test_block_sizes_are_the_fastest_candidate_on_the_simulator_and_remembered(t
     cycles = {c["XBLOCK"]: _double[(triton.cdiv(x.numel(), c["XBLOCK"]),)](x, out, x.numel(), **c, numerics=False).cycles
               for c in candidates}
     assert cycles[chosen["XBLOCK"]] == min(cycles.values()), cycles
-    [table] = (tmp_path / "blocks").glob("*.json")
-    assert list(json.loads(table.read_text()).values()) == [chosen]
-    # another launcher of the same kernel (another process) reads the choice instead of tuning again
+    [entry] = (tmp_path / "blocks").glob("*.pkl")
+    assert pickle.loads(entry.read_bytes()) == chosen
+    # another launcher of the same kernel (another process: nothing kept in this one) reads the choice
     monkeypatch.setattr(blocks, "candidates", lambda *a: pytest.fail("tuned again"))
+    tuning.clear()
     again = _double_launcher()
     again.launch((x, out, x.numel()), numerics=True)
     assert list(again.configs.values()) == [chosen]
 
 
 def test_block_sizes_of_a_kernel_named_past_a_file_names_length_are_remembered(tmp_path, monkeypatch):
-    monkeypatch.setenv("MTIASIM_INDUCTOR_CACHE", str(tmp_path))
+    monkeypatch.setenv("MTIASIM_CACHE_DIR", str(tmp_path))
     name = "triton_poi_fused_" + "_".join(["unsafe_view_add_arange_cat_clone"] * 10)      # 340 characters
-    module = f"mtiasim_inductor_{name}_6c44708e"
-    tuning.store(module, name, "shapes", {"XBLOCK": 64})
-    assert tuning.load(module, name, "shapes") == {"XBLOCK": 64}
-    assert tuning.load(module + "0", name, "shapes") is None          # another module: another table
+    fn = _double_launcher().fn
+    tuning.store(fn, name, "shapes", {"XBLOCK": 64})
+    tuning.clear()
+    assert tuning.load(fn, name, "shapes") == {"XBLOCK": 64}
+    assert tuning.load(fn, name, "other shapes") is None

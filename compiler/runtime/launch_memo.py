@@ -1,0 +1,144 @@
+"""Timing-only launches simulated once: a launch identical to an earlier one reuses its record.
+
+A model's layers launch the same kernels on the same shapes again and again (a 32-layer decoder, 32
+times), and an autotuner tries one config at several call sites; a timing-only run's cycles depend
+only on what the launch is, so one simulation per distinct launch is enough. A launch is the same
+as an earlier one when all of these are:
+
+- the compiled kernel (its final IR, parameters and constexprs, not its name: `kernel_body`);
+- the grid, each scalar argument's value, each pointer's element type and offset into its buffer,
+  and every buffer's name, address, size, region and guard (the argument shapes, strides and dtypes
+  as the runtime lays them out in simulated memory);
+- every launch option (num_stages, pe_mapping, the backend switches, sram_resident, ...) and the
+  hardware config, all of its values;
+- the memory state it starts from: only a fresh Machine's (a launch on a caller's Machine, whose
+  LLC and tracer carry over, is never reused);
+- and for a program whose tile data can reach an address or a branch (a gather's indices, a
+  data-dependent loop: `simulator.pe.timing_only.is_blind` says no), the bytes of every buffer.
+
+Only the MTIA executor's timing-only runs are kept (`numerics=False`): a run that computes results
+always runs. A reused record is a copy of the first one with `reused=True`. The records live in this
+process (`_MEMORY`) and in the disk cache (`disk_cache.py`), keyed by the same content, so another
+process running the same launches reads them too. `disabled()` turns reuse off (tests that patch the
+simulator itself).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections import OrderedDict
+from contextlib import contextmanager
+
+from . import disk_cache
+
+KIND = "launches"
+_MEMORY: OrderedDict = OrderedDict()     # key -> record or DATA_DEPENDENT, most recent last
+MEMORY_LIMIT = 4096                       # records kept in the process (each holds a simulator report)
+DATA_DEPENDENT = "data-dependent"        # stored under a launch's key when its program reads its data
+_OFF: list[bool] = []
+STATS = {"simulated": 0, "reused": 0}    # timing-only launches of this process, for tests and reports
+
+
+@contextmanager
+def disabled():
+    """Inside, every launch simulates (nothing is read from or added to the memo)."""
+    _OFF.append(True)
+    try:
+        yield
+    finally:
+        _OFF.pop()
+
+
+def clear() -> None:
+    """Forget the records of this process (the disk cache stays)."""
+    _MEMORY.clear()
+
+
+def applies(executor, options) -> bool:
+    """Whether this launch may be reused: a timing-only run of an executor that allows it, on a fresh machine."""
+    if _OFF or not getattr(executor, "reusable_timing", False) or options.machine is not None:
+        return False
+    numerics = getattr(executor, "numerics", True) if options.numerics is None else options.numerics
+    return numerics is False
+
+
+def launch_key(compiled, grid: tuple, values: list, buffers: list, options) -> tuple:
+    """The launch's identity apart from its data (module docstring)."""
+    from .memory import PointerArg
+    args = tuple((v.buffer.name, v.offset, str(v.elem)) if isinstance(v, PointerArg) else (type(v).__name__, repr(v))
+                 for v in values)
+    bufs = tuple((b.name, b.address, b.size, b.region, b.guard) for b in buffers)
+    opts = tuple((f.name, repr(getattr(options, f.name))) for f in dataclasses.fields(options)
+                 if f.name not in ("config", "machine", "executor"))
+    config = hashlib.sha256(options.config.model_dump_json().encode()).hexdigest()
+    return (kernel_body(compiled), tuple(grid), args, bufs, opts, config)
+
+
+def kernel_body(compiled) -> str:
+    """The kernel's fingerprint without its name and file: Inductor generates one template or fused kernel
+    under another name at each call site (triton_mm_3, triton_mm_7), which times alike."""
+    body = getattr(compiled, "_body_fingerprint", None)
+    if body is None:
+        text = repr((compiled.asm["ir"].replace(f"@{compiled.name}(", "@<kernel>("), compiled.op_lines(),
+                     list(compiled.arg_names),
+                     dict(compiled.signature), sorted((k, repr(v)) for k, v in compiled.constexprs.items())))
+        body = compiled._body_fingerprint = hashlib.sha256(text.encode()).hexdigest()
+    return body
+
+
+def _as_launched(record, compiled):
+    """A copy of an earlier launch's record for this one: marked reused, under this kernel's name."""
+    report = getattr(record, "report", None)
+    if dataclasses.is_dataclass(report) and getattr(report, "kernel", compiled.name) != compiled.name:
+        report = dataclasses.replace(report, kernel=compiled.name)
+    extra = {"report": report} if hasattr(record, "report") else {}
+    return dataclasses.replace(record, kernel=compiled.name, reused=True, wall_seconds=0.0, **extra)
+
+
+def data_key(key: tuple, buffers: list) -> tuple:
+    """`key` with the bytes of every buffer: for a program whose data can reach its timing."""
+    digest = hashlib.sha256()
+    for b in buffers:
+        digest.update(memoryview(b.data).cast("B"))
+    return (*key, digest.hexdigest())
+
+
+def _find(key: tuple):
+    hit = _MEMORY.get(key)
+    if hit is None:
+        hit = disk_cache.load(KIND, disk_cache.entry_key(*key))
+        if hit is not None:
+            _remember(key, hit)
+    else:
+        _MEMORY.move_to_end(key)
+    return hit
+
+
+def _remember(key: tuple, value) -> None:
+    _MEMORY[key] = value
+    while len(_MEMORY) > MEMORY_LIMIT:
+        _MEMORY.popitem(last=False)
+
+
+def _keep(key: tuple, value) -> None:
+    _remember(key, value)
+    disk_cache.store(KIND, disk_cache.entry_key(*key), value)
+
+
+def run(compiled, grid: tuple, values: list, buffers: list, options, simulate, reads_data):
+    """The record of this timing-only launch: an earlier identical launch's (a copy, `reused=True`), or
+    `simulate()`'s, kept for the next. `reads_data()`: whether the program's data can reach its timing."""
+    key = launch_key(compiled, grid, values, buffers, options)
+    hit = _find(key)
+    if isinstance(hit, str) or (hit is None and reads_data()):       # DATA_DEPENDENT
+        if hit is None:
+            _keep(key, DATA_DEPENDENT)
+        key = data_key(key, buffers)
+        hit = _find(key)
+    if hit is not None:
+        STATS["reused"] += 1
+        return _as_launched(hit, compiled)
+    record = simulate()
+    STATS["simulated"] += 1
+    _keep(key, record)
+    return record
