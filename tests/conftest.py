@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import os
 
+# No disk cache while the suite collects and runs: every process of a run (xdist's workers, the
+# subprocesses tests start) compiles and simulates what it launches, as the tests assume; a test of the
+# cache points MTIASIM_CACHE_DIR at its own tmp_path.
+os.environ["MTIASIM_CACHE_DIR"] = "off"
+
 import pytest
 from hypothesis import settings
 
