@@ -79,6 +79,20 @@ def _is_compute(node) -> bool:
             and not node.target.is_view)
 
 
+def _decomposed_from(nodes) -> set:
+    """The ATen ops a kernel's nodes were decomposed from (`original_aten`): a one-row mm that became a
+    multiply and a sum (decompositions.py) is still the model's mm, and its kernel a matmul's."""
+    out = set()
+    for n in nodes:
+        orig = n.meta.get("original_aten") if hasattr(n, "meta") else None
+        if isinstance(orig, torch._ops.OpOverload) and str(orig.overloadpacket) in _MATMULS:
+            out.add(str(orig.overloadpacket))
+    return out
+
+
+_MATMULS = {"aten.mm", "aten.addmm", "aten.bmm", "aten.baddbmm"}
+
+
 def _define_kernel(original):
     def define_kernel(self, src_code, node_schedule, kernel):
         name = original(self, src_code, node_schedule, kernel)
@@ -86,7 +100,7 @@ def _define_kernel(original):
         for item in node_schedule:
             for sched in item.get_nodes() if hasattr(item, "get_nodes") else ():
                 nodes |= set(getattr(sched.node, "origins", ()) or ())
-        ops = sorted({str(n.target.overloadpacket) for n in nodes if _is_compute(n)})
+        ops = sorted({str(n.target.overloadpacket) for n in nodes if _is_compute(n)} | _decomposed_from(nodes))
         session.KERNEL_ORIGINS[name] = tuple(sorted(set(session.KERNEL_ORIGINS.get(name, ())) | set(ops)))
         path = session.KERNEL_MODULES[name] = session.module_path(n for n in nodes if _is_compute(n))
         if _SITES_OF_GRAPH:         # a kernel shared by several layers is defined once per call

@@ -21,6 +21,9 @@ def test_one_row_linear_is_a_reduction_with_the_right_numbers(bias, dtype):
     kinds = [k.kind for k in report.kernels]          # one kernel: the bias fused into it
     assert kinds in (["reduction"], ["persistent_reduction"]), report.table()   # a short K fits one block
     assert report.coverage == 1.0
+    # still the model's matmul in the report: its ATen ops name the mm it came from, its class is matmul
+    assert {"aten.mm", "aten.addmm"} & set(report.kernels[0].aten_ops), report.table()
+    assert list(report.by_op_class()) == ["matmul"], report.by_op_class()
 
 
 def test_more_rows_stay_on_the_mm_template():
