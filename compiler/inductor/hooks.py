@@ -85,7 +85,10 @@ def _decomposed_from(nodes) -> set:
     out = set()
     for n in nodes:
         orig = n.meta.get("original_aten") if hasattr(n, "meta") else None
-        if isinstance(orig, torch._ops.OpOverload) and str(orig.overloadpacket) in _MATMULS:
+        # the sum over K is the mm's own work; a pointwise kernel reading the mm's output (a view, RoPE's
+        # negate) may carry the same original_aten and stays what it is
+        if isinstance(orig, torch._ops.OpOverload) and str(orig.overloadpacket) in _MATMULS and \
+                _is_compute(n) and str(n.target.overloadpacket) == "aten.sum":
             out.add(str(orig.overloadpacket))
     return out
 
