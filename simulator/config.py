@@ -320,6 +320,56 @@ class Dram(_Model):
         return self
 
 
+class Energy(_Model):
+    """Energy per action and static power, Accelergy's method: a run's energy is the sum over actions of
+    their count x energy per action, plus static power x time (simulator/energy.py). Each action is one
+    the simulation counts anyway (MACs, element operations, bytes at each memory level, DRAM commands,
+    instructions), so whatever moves the cycles moves the energy with them."""
+    dpe_pj_per_mac: dict[str, float] = _f("DPE energy per multiply-accumulate by input dtype, padding of "
+                                          "masked tiles included (pJ)")
+    se_pj_per_op: float = _f("SIMD engine energy per element operation, an FMA counting 2 (pJ)", ge=0, le=1e4)
+    re_pj_per_op: float = _f("reduction engine energy per element operation (pJ)", ge=0, le=1e4)
+    mlu_pj_per_byte: float = _f("memory layout unit energy per byte it lays out (pJ)", ge=0, le=1e4)
+    vector_pj_per_op: dict[str, float] = _f("RISC-V vector core energy per element operation by element "
+                                            "type, an FMA counting 2 (pJ)")
+    core_pj_per_instruction: float = _f("control core energy per scalar instruction: fetch, decode, "
+                                        "register file, ALU (pJ)", ge=0, le=1e5)
+    command_pj: float = _f("command processor energy per engine command: its dependency checks and CB "
+                           "pointer updates (pJ)", ge=0, le=1e6)
+    ls_pj_per_byte: float = _f("local store energy per byte read or written, by an engine or the DMA (pJ)",
+                               ge=0, le=1e4)
+    sram_pj_per_byte: float = _f("on-chip SRAM (LLC and scratch) energy per byte read or written (pJ)",
+                                 ge=0, le=1e4)
+    noc_pj_per_byte_hop: float = _f("NoC energy per byte per link it crosses (pJ)", ge=0, le=1e4)
+    dram_read_pj_per_bit: float = _f("DRAM energy per bit read, column access and I/O, activates apart "
+                                     "(check bits of inline ECC count as bits) (pJ)", ge=0, le=1e4)
+    dram_write_pj_per_bit: float = _f("DRAM energy per bit written, as dram_read_pj_per_bit (pJ)", ge=0, le=1e4)
+    dram_activate_pj: float = _f("DRAM energy per row activate and its precharge (pJ)", ge=0, le=1e7)
+    dram_refresh_pj: float = _f("DRAM energy per refresh command: per bank pair (LPDDR5 REFpb), per bank "
+                                "(HBM REFSB) or per channel (all-bank) as dram.refresh says (pJ)", ge=0, le=1e9)
+    pe_static_w: float = _f("static power of one PE, leakage and clock tree, drawn while the chip is on (W)",
+                            ge=0, le=1e3)
+    uncore_static_w: float = _f("static power of everything else on the die: SRAM, NoC, crossbars, "
+                                "controllers, host interface (W)", ge=0, le=1e4)
+    dram_static_w: float = _f("DRAM background power: standby current and the PHYs (W)", ge=0, le=1e4)
+    tdp_w: float = _f("thermal design power: average power above it makes a real chip throttle (W)",
+                      gt=0, le=1e5)
+    typical_w: float = _f("the published typical power of the chip (W), a calibration target", gt=0, le=1e5)
+    peak_window_us: float = _f("window over which the report's peak power is averaged (us)", gt=0, le=1e6)
+
+    @model_validator(mode="after")
+    def _dtypes(self):
+        for field, table, known in (("dpe_pj_per_mac", self.dpe_pj_per_mac, DPE_DTYPES),
+                                    ("vector_pj_per_op", self.vector_pj_per_op, VECTOR_DTYPES)):
+            for k, v in table.items():
+                if k not in known:
+                    raise FieldValueError(f"{field}.{k}", v, f"unknown dtype {bounded_repr(k)} "
+                                          f"(known: {', '.join(known)})")
+                if not 0 <= v <= 1e4:
+                    raise FieldValueError(f"{field}.{k}", v, "allowed: 0 to 10000 pJ")
+        return self
+
+
 class Launch(_Model):
     overhead_ns: float = _f("time from a launch until the PEs start their programs (ns)", ge=0)
 
@@ -333,6 +383,19 @@ class Config(_Model):
     sram: Sram
     dram: Dram
     launch: Launch
+    energy: Energy
+
+    @model_validator(mode="after")
+    def _energy_covers_rates(self):
+        # every dtype the DPE or the vector core has a rate for needs an energy, or a run could not say
+        # what it cost
+        for field, rates, table in (("dpe_pj_per_mac", self.pe.dpe.macs_per_cycle, self.energy.dpe_pj_per_mac),
+                                    ("vector_pj_per_op", self.pe.vector.ops_per_cycle, self.energy.vector_pj_per_op)):
+            missing = [k for k in rates if k not in table]
+            if missing:
+                raise FieldValueError(f"energy.{field}", table, f"needs an energy for every dtype with a rate: "
+                                      f"missing {', '.join(missing)}")
+        return self
 
     @model_validator(mode="after")
     def _fits_in_host_memory(self):
@@ -493,7 +556,7 @@ def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
 
 
 def _is_dict_field(parts: list[str]) -> bool:
-    return len(parts) >= 2 and parts[-2] in ("macs_per_cycle", "ops_per_cycle")
+    return len(parts) >= 2 and parts[-2] in ("macs_per_cycle", "ops_per_cycle", "dpe_pj_per_mac", "vector_pj_per_op")
 
 
 def _section(annotation: Any) -> Any:

@@ -26,6 +26,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
+from . import energy as energy_model
+from .energy import Energy
+
 ENGINES = ("dpe", "se", "re", "mlu", "dma")
 COMPUTE_UNITS = ("dpe", "se", "re", "vector")        # the units with a compute floor (and a FLOP/s roof)
 ENGINE_UNITS = (*COMPUTE_UNITS, "mlu")               # ... and the MLU, whose work is bytes it lays out
@@ -89,6 +92,7 @@ class Report:
     # booked on the channels when the run ended (nothing waited for them), not part of the run
     dram: dict[str, float] = field(default_factory=dict)
     dpe_issued: float = 0.0                   # the DPE's FLOPs as issued: ops["dpe"] plus its tiles' padding
+    energy: Energy | None = None              # joules by component, watts, perf/W (simulator/energy.py)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -119,6 +123,12 @@ class Report:
             c = self.compulsory
             r.update({"compulsory_floor_seconds": c.floor_seconds, "compulsory_fraction": c.fraction,
                       "compulsory_dram_ratio": c.dram_ratio, "compulsory_sram_ratio": c.sram_ratio})
+        if self.energy is not None:
+            en = self.energy
+            r.update({"joules": en.joules, "watts": en.watts, "peak_watts": en.peak_watts,
+                      "tflops_per_watt": en.flops_per_joule / 1e12, "dram_gbps_per_watt": en.dram_bytes_per_joule / 1e9,
+                      "dram_energy_share": en.dram_share, "above_tdp": en.above_tdp})
+            r.update({f"joules_{k}": v for k, v in en.components.items()})
         return r
 
     def __str__(self) -> str:
@@ -174,6 +184,8 @@ def format_report(r: Report) -> str:
     stalls = format_stalls(r.stalls)
     if stalls:
         lines.append("  stalls      " + stalls)
+    if r.energy is not None:
+        lines += energy_model.format_energy(r.energy, rf.flops, rf.dram_bytes, rf.bound)
     return "\n".join(lines)
 
 
@@ -285,6 +297,7 @@ def build_report(machine, program, wall: float) -> Report:
         achieved_flops=flops / seconds if seconds else 0.0, fraction=floor / seconds if seconds else 0.0,
         issued_flops=flops - ops["dpe"] + dpe_issued)
     comp = compulsory(machine, max(compute_floors(useful).values()), dram, ms.sram_bytes, seconds)
+    energy, machine.power_timeline = energy_model.measure(machine, cycles, flops)
     return Report(
         kernel=program.name, config=cfg.name, grid=machine.grid, cycles=cycles, seconds=seconds,
         commands=sum(pe.core.issued for pe in machine.pes),
@@ -295,7 +308,7 @@ def build_report(machine, program, wall: float) -> Report:
         utilization=util, per_pe=per_pe, roofline=rf,
         wall_seconds=wall, numerics=machine.numerics, log=list(machine.log),
         stalls={k: dict(sorted(v.items(), key=lambda kv: -kv[1])) for k, v in stalls.items()},
-        compulsory=comp, dram=dram_use, dpe_issued=dpe_issued)
+        compulsory=comp, dram=dram_use, dpe_issued=dpe_issued, energy=energy)
 
 
 def noc_floor(ms, cfg) -> float:
@@ -374,7 +387,9 @@ def combine(reports: list[Report], kernel: str) -> Report:
                   per_pe=per_pe, roofline=rf, wall_seconds=sum(r.wall_seconds for r in reports),
                   numerics=all(r.numerics for r in reports), log=[x for r in reports for x in r.log],
                   stalls=stalls, compulsory=_combine_compulsory(reports), dram=weighted([r.dram for r in reports]),
-                  dpe_issued=sum(r.dpe_issued for r in reports))
+                  dpe_issued=sum(r.dpe_issued for r in reports),
+                  energy=(energy_model.combine([r.energy for r in reports], secs, flops, dram)
+                          if all(r.energy is not None for r in reports) else None))
 
 
 def _combine_compulsory(reports: list[Report]) -> Compulsory | None:

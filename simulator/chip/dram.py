@@ -89,6 +89,7 @@ class Dram:
         self.batch_fill = np.zeros(n)                        # bytes of the current write batch
         self.open_rows = np.full(n * self.banks, -1, np.int64)
         self.bank_ready = np.zeros((n, self.banks))
+        self.activates = 0                                   # rows opened (each also precharged later)
 
     def channel_of(self, addrs: np.ndarray) -> np.ndarray:
         """The channel of each byte address: interleave granules, optionally XOR-hashed."""
@@ -126,6 +127,7 @@ class Dram:
         last[:-1] = first[1:]
         self.open_rows[k[last]] = r[last]                           # open-page policy
         acts = np.bincount(k[act], minlength=self.n * self.banks).reshape(self.n, self.banks)
+        self.activates += int(np.count_nonzero(act))
         per_ch = np.bincount(ch, weights=nbytes, minlength=self.n)
         used = per_ch > 0
         ends[used] = self._book(now, per_ch, acts, write)[used]

@@ -30,6 +30,7 @@ import simpy
 
 from isa.types import DRAM_BASE
 
+from ..activity import spread, window_cycles
 from ..config import Config
 from ..errors import ProgramError, SanitizerError
 from ..signal import Signal
@@ -119,6 +120,10 @@ class MemorySystem:
         self.dram_read = 0
         self.dram_write = 0
         self.sram_bytes = 0
+        # bytes through SRAM and DRAM by time window, for power over time (each transfer's bytes spread
+        # from its request to when the shared resources are through with it)
+        self.window = window_cycles(cfg)
+        self.activity: dict[str, dict[int, float]] = {"sram": {}, "dram": {}}
         self.prefetched = 0                   # lines prefetch brought in
         self.discarded = 0                    # dirty lines dead-tensor hints dropped
         self.touched: dict[int, int] = {}     # allocation base -> 1 read | 2 written
@@ -284,9 +289,14 @@ class MemorySystem:
         if not fair:
             shared = max(shared, self.sram.reserve(now, bus))
         self.sram_bytes += bus
+        dram_before = self.dram_read + self.dram_write
         if int(acc.starts[0]) >= DRAM_BASE:
             shared = max(shared, self._atomic(now, acc) if atomic else self._store(now, acc) if write
                          else self._load(now, acc))
+        spread(self.activity["sram"], self.window, now, shared, bus)
+        moved = self.dram_read + self.dram_write - dram_before
+        if moved:
+            spread(self.activity["dram"], self.window, now, shared, moved)
         events = []
         for p, end in zip(pes, ends):
             end = max(end, shared)

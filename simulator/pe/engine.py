@@ -18,6 +18,7 @@ import math
 
 import simpy
 
+from ..activity import spread, window_cycles
 from .command_queue import CommandQueue
 
 
@@ -39,6 +40,8 @@ class Engine:
         self.stalls: dict[str, float] = {}
         self.last_end = 0.0             # when its latest command finished
         self.contexts: dict = {}        # command context -> (instruction class, operand words it holds)
+        self.activity: dict[int, float] = {}    # busy cycles by time window (energy's power over time)
+        self.window = window_cycles(pe.cfg)
         self.proc = self.env.process(self.run())
 
     def stall(self, reason: str, cycles: float) -> None:
@@ -108,6 +111,7 @@ class Engine:
         items = queue.items
         occupancy, reserve, complete, call_later = self.occupancy, port.reserve, pe.complete, env.call_later
         nothing_else_now = env.nothing_else_now
+        activity, width = self.activity, self.window
         while True:
             if items:       # a get would fire at once: take the command now, go on where its processing would
                 cmd = items.popleft()
@@ -142,6 +146,11 @@ class Engine:
             cmd.start, cmd.end = start, end
             yield sleep(end - start)
             self.busy += end - start
+            w = int(start // width)
+            if end <= (w + 1) * width:
+                activity[w] = activity.get(w, 0.0) + (end - start)
+            else:
+                spread(activity, width, start, end, end - start)
             self.last_end = end
             self.commands += 1
             self.current = None
