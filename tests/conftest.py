@@ -1,7 +1,8 @@
 """Shared test setup.
 
 - Every simulation any test runs is checked against an independent roofline floor: it may never
-  finish faster than its work at the config's peak rates allows.
+  finish faster than its work at the config's peak rates allows; and its energy is checked to add up
+  and to agree with its counts and its time (tests/energy_check.py).
 - Every kernel any test compiles checks that each printed IR stage parses back to the same text
   (compiler.runtime.compile.CHECK_ROUNDTRIP).
 - Property tests are derandomized: a run of the suite tries the same cases every time, so CI's
@@ -18,6 +19,7 @@ import os
 os.environ["MTIASIM_CACHE_DIR"] = "off"
 
 import pytest
+from energy_check import assert_energy_consistent
 from hypothesis import settings
 
 import compiler.runtime.compile as _compile
@@ -35,6 +37,7 @@ _run = Machine.run
 def _checked_run(self, *a, **kw):
     report = _run(self, *a, **kw)
     assert_above_floor(report, self.cfg)
+    assert_energy_consistent(report, self.cfg)
     return report
 
 
