@@ -37,8 +37,15 @@ class KernelRun:
     ablations: dict = field(default_factory=dict)   # switch -> cycles with it off / cycles (session.ablating)
     module: str = ""           # the model's submodule its ops came from ("layers.0.mlp"; "": none or several)
 
+    @property
+    def joules(self) -> float:
+        """The launch's energy (the simulator report's; 0 without a report)."""
+        energy = getattr(self.report, "energy", None)
+        return energy.joules if energy is not None else 0.0
+
     def as_row(self) -> dict:
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "report"}
+        row["joules"] = self.joules
         row["aten_ops"] = ", ".join(self.aten_ops)
         row["blocks"] = " ".join(f"{k}={v}" for k, v in self.blocks.items())
         return row
@@ -67,6 +74,25 @@ class ModelReport:
     @property
     def seconds(self) -> float:
         return sum(k.seconds for k in self.kernels)
+
+    @property
+    def joules(self) -> float:
+        """Energy of every simulated launch, summed: J per sample or per token is this over their count."""
+        return sum(k.joules for k in self.kernels)
+
+    @property
+    def watts(self) -> float:
+        """Average power over the simulated time (the kernels back to back)."""
+        return self.joules / self.seconds if self.seconds else 0.0
+
+    def energy_by_component(self) -> dict[str, float]:
+        """Joules by component (simulator/energy.py's), summed over the kernels."""
+        out: dict[str, float] = {}
+        for k in self.kernels:
+            energy = getattr(k.report, "energy", None)
+            for name, j in (energy.components.items() if energy is not None else ()):
+                out[name] = out.get(name, 0.0) + j
+        return out
 
     @property
     def host_ops(self) -> int:
@@ -102,6 +128,7 @@ class ModelReport:
 
     def to_dict(self) -> dict:
         return {"config": self.config, "cycles": self.cycles, "seconds": self.seconds, "coverage": self.coverage,
+                "joules": self.joules, "watts": self.watts, "energy_components": self.energy_by_component(),
                 "timing_only": self.timing_only, "index_distribution": self.index_distribution,
                 "index_inputs": dict(self.index_inputs), "by_op_class": self.by_op_class(),
                 "by_layer": self.by_layer(),
@@ -128,6 +155,8 @@ class ModelReport:
         host = ", ".join(f"{op} x{n}" for op, n in sorted(self.not_simulated.items())) or "none"
         lines.append(f"total {self.cycles:,} cycles = {self.seconds * 1e6:.2f} us on {self.config} in "
                      f"{len(self.kernels)} kernel launches ({self.cache_hits} cache hits, {self.compiles} compiled)")
+        if self.joules:
+            lines.append(f"energy {self.joules * 1e3:.4g} mJ, {self.watts:.1f} W average over the simulated time")
         lines.append(f"coverage {self.coverage:.1%} of {self.simulated_ops + self.host_ops} ATen compute ops "
                      f"simulated; on the host: {host}")
         if self.eager_ops:
