@@ -1,4 +1,5 @@
-"""Charts of simulated runs: the roofline, engine utilisation, and a per-PE heatmap.
+"""Charts of simulated runs: the roofline, engine utilisation, a per-PE heatmap, and energy (by
+component per run; perf/W against a swept knob).
 
 Figures are built as plain `matplotlib.figure.Figure` objects (never through pyplot), so nothing
 opens a window and scripts, tests and CI render with Agg; a notebook shows one with
@@ -301,6 +302,69 @@ def pe_heatmap(report: Report, engine: str = "dpe", grid: tuple[int, int] | None
     fig.colorbar(im, ax=ax, shrink=0.8)
     points = [{"pe": r * cols + c, "row": r, "col": c, "value": float(vals[r, c])}
               for r in range(rows) for c in range(cols)]
+    return Chart(fig, points)
+
+
+# ---- energy ---------------------------------------------------------------------------------------
+
+MEMORY_BOUND = ("dram", "sram", "noc")
+
+
+def energy_chart(runs: Iterable[Report | tuple[str, Report]], title: str | None = None, ax=None) -> Chart:
+    """Energy by component (simulator/energy.py), one stacked bar per run, as shares of its total;
+    each bar's joules and average watts stand above it."""
+    from simulator.energy import COMPONENTS
+    labelled = [(f"{r.kernel} on {r.config}", r) if isinstance(r, Report) else (str(r[0]), r[1]) for r in runs]
+    fig, ax = _figure(ax, (2.0 + 1.4 * max(len(labelled), 1), 4.2))
+    used = [c for c in COMPONENTS if any(rep.energy.components.get(c, 0.0) for _, rep in labelled)]
+    palette = [matplotlib.colormaps["tab20"](i) for i in range(20)]
+    bottoms = np.zeros(len(labelled))
+    points = []
+    for ci, comp in enumerate(used):
+        shares = np.array([100 * rep.energy.components.get(comp, 0.0) / rep.energy.joules if rep.energy.joules
+                           else 0.0 for _, rep in labelled])
+        ax.bar(range(len(labelled)), shares, 0.6, bottom=bottoms, label=comp, color=palette[ci % 20])
+        bottoms += shares
+        points += [{"label": label, "component": comp, "joules": rep.energy.components.get(comp, 0.0),
+                    "share": sh / 100} for (label, rep), sh in zip(labelled, shares)]
+    for i, (_, rep) in enumerate(labelled):
+        ax.text(i, 101, f"{_si(rep.energy.joules, 'J')}\n{rep.energy.watts:.3g} W", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(labelled)), [label for label, _ in labelled], rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel("share of the run's energy (%)")
+    ax.set_ylim(0, 118)
+    ax.set_title(title or "Energy by component")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return Chart(fig, points)
+
+
+def perf_per_watt_chart(rows: Sequence[dict], knob: str, line: str | None = None, title: str | None = None) -> Chart:
+    """Perf/W of sweep rows against the swept `knob`, a panel per workload and a line per value of the
+    knob `line`: TFLOPS/W for a workload whose runs are mostly compute-bound, DRAM GB/s per W for one
+    bound by memory (DRAM, SRAM or the NoC). Rows with an error are left out."""
+    rows = [r for r in rows if not r.get("error")]
+    names = list(dict.fromkeys(r["workload"] for r in rows))
+    fig = Figure(figsize=(4.6 * max(len(names), 1), 3.8), layout="constrained")
+    axes = fig.subplots(1, max(len(names), 1), squeeze=False)[0]
+    points = []
+    for ax, name in zip(axes, names):
+        mine = [r for r in rows if r["workload"] == name]
+        memory = sum(r.get("bound") in MEMORY_BOUND for r in mine) * 2 > len(mine)
+        metric, unit = ("dram_gbps_per_watt", "DRAM GB/s per W") if memory else ("tflops_per_watt", "TFLOPS/W")
+        groups: dict = {}
+        for r in mine:
+            groups.setdefault(r[line] if line else "", []).append((r[knob], r[metric], r["watts"]))
+        for gi, (g, pts) in enumerate(sorted(groups.items())):
+            pts.sort()
+            ax.plot([x for x, _, _ in pts], [y for _, y, _ in pts], "o-", color=COLOURS[gi % len(COLOURS)],
+                    label=f"{line} {g}" if line else name)
+            points += [{"workload": name, "group": g, "x": x, "y": y, "metric": metric, "watts": w} for x, y, w in pts]
+        ax.set_xlabel(knob)
+        ax.set_ylabel(unit)
+        ax.set_title(f"{name}: {unit}")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    if title:
+        fig.suptitle(title)
     return Chart(fig, points)
 
 

@@ -151,7 +151,10 @@ class Machine:
         stuck = [pe for pe, pids in zip(self.pes, assignment) if len(pids) and not pe.core.finished]
         if stuck:
             raise self._deadlock(stuck)
-        return build_report(self, program, time.perf_counter() - wall)
+        report = build_report(self, program, time.perf_counter() - wall)
+        if self.tracer is not None and hasattr(self.tracer, "power"):
+            self.tracer.power(self, self.power_timeline)
+        return report
 
     def _deadlock(self, stuck) -> DeadlockError:
         states = [pe.state() for pe in self.pes if len(pe.pids)]

@@ -12,7 +12,9 @@ cycle the engine is free again, with the instruction text, program id and time s
 args. DMA transfers overlap (several are in flight), and slices on one track must nest, so DMA
 spreads over lanes "DMA", "DMA #2", ... Counters (`ph: C`):
 each CB's occupancy in slots, each PE's DMA bandwidth per time window, and the traced PEs' total on
-a "chip" process. Flow arrows (`ph: s` / `f`, category "data") run from the command that wrote a CB
+a "chip" process; power in watts per window of `energy.peak_window_us` (simulator/energy.py), each
+traced PE's own (its engines, core and static power) and the whole chip's on the "chip" process.
+Flow arrows (`ph: s` / `f`, category "data") run from the command that wrote a CB
 slot to each command that waited for it, so a click on a DPE slice shows the DMA that fed it.
 Times are microseconds: cycles / clock.
 
@@ -67,6 +69,7 @@ class Tracer:
         self.flows = flows
         self._writer = weakref.WeakKeyDictionary()   # CB slot version's event -> seq of the X event that wrote it
         self._flows: list[tuple[int, int]] = []       # (producer seq, consumer seq)
+        self._chip_power: list[tuple[float, float]] = []   # (time on the trace clock, chip watts)
 
     # ---- hooks Machine calls ----------------------------------------------------------------------
     def issue(self, pe, cmd) -> None:
@@ -106,6 +109,20 @@ class Tracer:
         for cb, _, mode in cmd.writes:
             if mode == "push":
                 self._cb_counter(cb, off + pe.env.now)
+
+    def power(self, machine, timeline) -> None:
+        """Machine calls this after each launch: its power per window (simulator/energy.py's Timeline)
+        as counters, each traced PE's and the chip's."""
+        if not self.counters:
+            return
+        if machine.env is not self._env:
+            self._new_launch(machine)
+        off, width = self._offset, timeline.width
+        for pe, joules in sorted(timeline.pe_joules.items()):
+            if self.pes is None or pe in self.pes:
+                for i, w in enumerate(timeline.watts(joules)):
+                    self._record("C", pe, None, off + i * width, off + i * width, "power (W)", {"W": w})
+        self._chip_power += [(off + i * width, w) for i, w in enumerate(timeline.watts(timeline.chip_joules))]
 
     def _link(self, cmd, seq: int) -> None:
         """Arrows from the writers of the slots this command waited on; remember what it wrote."""
@@ -204,7 +221,9 @@ class Tracer:
         """The trace as a trace-event JSON object."""
         self._close_spans()
         chip_pid = max(self.pe_coords, default=-1) + 2
-        bandwidth = self._bandwidth_events(chip_pid)
+        bandwidth = self._bandwidth_events(chip_pid) + [
+            {"ph": "C", "name": "power (W), whole chip", "ts": self._us(t), "pid": chip_pid, "args": {"W": w}}
+            for t, w in self._chip_power]
         while True:        # thin until data, metadata (its DMA lanes depend on the data) and counters fit
             data, lanes, where = self._data_events()
             meta = self._metadata(lanes, chip_pid, bool(bandwidth))
@@ -226,6 +245,7 @@ class Tracer:
                 "flows": len(flows) // 2, "flows_recorded": len(self._flows),
                 "max_events": self.max_events, "truncated": self.stride > 1, "sampling_stride": self.stride,
                 "bandwidth_window_us": self._us(self.window),
+                "power_samples": len(self._chip_power),
                 "note": ("sampled: only every Nth event (N = sampling_stride) is kept"
                          if self.stride > 1 else "complete"),
             },

@@ -113,3 +113,26 @@ def test_many_points_get_numbers_and_a_key(runs):
     texts = [t.get_text() for t in chart.figure.axes[0].texts]
     assert any(t.startswith(" 1  run0\n") for t in texts)
     assert "number" not in roofline_chart(many[:3]).points[0]          # a few points: named labels
+
+
+def test_energy_chart_stacks_each_runs_components_to_its_total(runs):
+    from mtiasim.plots import energy_chart
+    chart = energy_chart(list(runs.items()))
+    for label, rep in runs.items():
+        mine = [p for p in chart.points if p["label"] == label]
+        assert sum(p["share"] for p in mine) == pytest.approx(1.0)
+        assert sum(p["joules"] for p in mine) == pytest.approx(rep.energy.joules)
+    dram = {p["label"]: p["share"] for p in chart.points if p["component"] == "dram"}
+    assert dram["softmax"] > dram["gemm"]
+
+
+def test_perf_per_watt_chart_picks_the_metric_by_bound(runs):
+    from mtiasim.plots import perf_per_watt_chart
+    rows = [dict(rep.row(), workload=name, knob=k, error="") for name, rep in runs.items() for k in (1, 2)]
+    chart = perf_per_watt_chart(rows, "knob")
+    metric = {p["workload"]: p["metric"] for p in chart.points}
+    assert metric["softmax"] == "dram_gbps_per_watt"
+    assert metric["gemm"] == ("dram_gbps_per_watt" if runs["gemm"].roofline.bound in ("dram", "sram", "noc")
+                              else "tflops_per_watt")
+    y = {p["workload"]: p["y"] for p in chart.points}
+    assert y["softmax"] == pytest.approx(runs["softmax"].energy.dram_bytes_per_joule / 1e9)

@@ -144,3 +144,24 @@ def test_every_config_has_an_energy_for_each_dtype_it_runs():
         config_from_dict(data)
     with pytest.raises(ConfigError, match="energy.se_pj_per_op"):
         load_config("mtia-2i", {"energy.se_pj_per_op": -1.0})
+
+
+def test_trace_has_power_counters_that_integrate_to_the_energy(small):
+    from simulator.trace import Tracer
+    tracer = Tracer()
+    m = Machine(small, trace=tracer)
+    r = m.run(dpe_loop(64), grid=(4,))
+    events = tracer.to_dict()["traceEvents"]
+    chip = [e for e in events if e["ph"] == "C" and e["name"] == "power (W), whole chip"]
+    assert len(chip) == m.power_timeline.n >= 2
+    width_s = small.energy.peak_window_us * 1e-6
+    ends = [e["ts"] * 1e-6 for e in chip[1:]] + [r.seconds]
+    joules = sum(e["args"]["W"] * (end - e["ts"] * 1e-6) for e, end in zip(chip, ends))
+    assert joules == pytest.approx(r.energy.joules, rel=1e-6)
+    assert max(e["args"]["W"] for e in chip) == pytest.approx(r.energy.peak_watts)
+    assert chip[0]["ts"] == 0 and chip[1]["ts"] == pytest.approx(width_s * 1e6)
+    per_pe = [e for e in events if e["ph"] == "C" and e["name"] == "power (W)"]
+    assert {e["pid"] for e in per_pe} == {1, 2, 3, 4}
+    # a PE draws its static power at least, and the DPE's while its loop runs
+    assert min(e["args"]["W"] for e in per_pe) >= small.energy.pe_static_w * (1 - 1e-9)
+    assert max(e["args"]["W"] for e in per_pe) > 2 * small.energy.pe_static_w
