@@ -70,10 +70,17 @@ def pe_joules(cfg, pe) -> dict[str, float]:
         "se": pe.engines["se"].ops * e.se_pj_per_op * PJ,
         "re": pe.engines["re"].ops * e.re_pj_per_op * PJ,
         "mlu": pe.engines["mlu"].bytes * e.mlu_pj_per_byte * PJ,
-        "vector": sum(n * e.vector_pj_per_op[dt] for dt, n in vec.ops_by_dtype.items()) * PJ,
+        "vector": sum(n * vector_pj(e, dt) for dt, n in vec.ops_by_dtype.items()) * PJ,
         "core": (pe.core.instructions * e.core_pj_per_instruction + pe.core.issued * e.command_pj) * PJ,
         "ls": pe.ls_port.bytes * e.ls_pj_per_byte * PJ,
     }
+
+
+def vector_pj(e, rate: str) -> float:
+    """Energy of one vector element operation at `rate` (an element type, or "mask": mask-register bit
+    logic, priced as the cheapest element operation, an upper figure for one bit's logic)."""
+    table = e.vector_pj_per_op
+    return table[rate] if rate in table else min(table.values(), default=0.0)
 
 
 def static_watts(cfg) -> dict[str, float]:

@@ -127,7 +127,8 @@ class Report:
             en = self.energy
             r.update({"joules": en.joules, "watts": en.watts, "peak_watts": en.peak_watts,
                       "tflops_per_watt": en.flops_per_joule / 1e12, "dram_gbps_per_watt": en.dram_bytes_per_joule / 1e9,
-                      "dram_energy_share": en.dram_share, "above_tdp": en.above_tdp})
+                      "dram_energy_share": en.dram_share,
+                      "above_tdp": int(en.above_tdp)})          # 0/1: a number in CSV and Parquet alike
             r.update({f"joules_{k}": v for k, v in en.components.items()})
         return r
 

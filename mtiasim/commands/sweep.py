@@ -64,9 +64,20 @@ def sweep_table(res) -> str:
             row["result"] = "error: " + str(r["error"]).splitlines()[0][:100]
         else:
             row.update({"us": r["seconds"] * 1e6, "% of roof": 100 * r["roofline_fraction"],
-                        "% of compulsory": percent(r.get("compulsory_fraction")), "bound": r["bound"]})
+                        "% of compulsory": percent(r.get("compulsory_fraction")), "bound": r["bound"],
+                        "W": r.get("watts"), "perf/W": perf_per_watt(r)})
         rows.append(row)
     rows.sort(key=lambda r: tuple(str(r.get(k)) for k in ["workload", "shape"]) +
               tuple(float(r[k]) if isinstance(r.get(k), (int, float)) else 0 for k in knobs))
-    return format_table(rows, ["workload", "shape", *knobs, "us", "% of roof", "% of compulsory", "bound", "result"])
+    return format_table(rows, ["workload", "shape", *knobs, "us", "% of roof", "% of compulsory", "bound", "W",
+                               "perf/W", "result"])
+
+
+def perf_per_watt(r: dict) -> str:
+    """TFLOPS/W for a compute-bound row, DRAM GB/s per W for a memory-bound one ("" without energy)."""
+    if r.get("watts") is None or r.get("tflops_per_watt") is None:
+        return ""
+    if r.get("bound") in ("dram", "sram", "noc") or not r.get("flops"):
+        return f"{r['dram_gbps_per_watt']:.3g} GB/s/W"
+    return f"{r['tflops_per_watt']:.3g} TFLOPS/W"
 
