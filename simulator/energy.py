@@ -32,12 +32,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 COMPONENTS = ("dpe", "se", "re", "mlu", "vector", "core", "ls", "sram", "noc", "dram", "dram_activate",
               "dram_refresh", "static_pe", "static_uncore", "static_dram")
 STATIC = ("static_pe", "static_uncore", "static_dram")
 DRAM_PARTS = ("dram", "dram_activate", "dram_refresh", "static_dram")     # DRAM's share of a run
 PE_PARTS = ("dpe", "se", "re", "mlu", "vector", "core", "ls", "static_pe")   # what one PE draws
-MAX_WINDOWS = 100_000          # a longer run widens its windows (in powers of two) to stay within this
+MAX_WINDOWS = 20_000           # a longer run widens its windows (in powers of two) to stay within this
 PJ = 1e-12
 
 
@@ -146,22 +148,21 @@ class Timeline:
         self.n = n
         self.seconds_per_cycle = 1 / (cfg.clock_ghz * 1e9)
         self.window_us = self.width * self.seconds_per_cycle * 1e6
-        lengths = [min(self.width, cycles - i * self.width) if cycles else 0.0 for i in range(n)]
+        lengths = np.clip(cycles - self.width * np.arange(n), 0.0, self.width) if cycles else np.zeros(n)
         self.lengths = lengths
         pe_static = cfg.energy.pe_static_w * self.seconds_per_cycle
-        self.pe_joules: dict[int, list[float]] = {}
-        chip = [0.0] * n
+        self.pe_joules: dict[int, np.ndarray] = {}
+        chip = np.zeros(n)
         for pe, d in zip(machine.pes, per_pe):
-            joules = [pe_static * ln for ln in lengths]
+            joules = pe_static * lengths
             engine_busy = self._bins(pe.engines[k].activity for k in ("dpe", "se", "re", "mlu"))
             for k in ("dpe", "se", "re", "mlu"):
                 self._lay(joules, d[k], self._bins([pe.engines[k].activity]))
             self._lay(joules, d["ls"], engine_busy)                  # the LS port follows its engines
             self._lay(joules, d["vector"] + d["core"], None)          # the core: evenly
-            if any(joules):
+            if joules.any():
                 self.pe_joules[pe.index] = joules
-            for i, v in enumerate(joules):
-                chip[i] += v
+            chip += joules
         act = machine.memsys.activity
         sram, dram = self._bins([act["sram"]]), self._bins([act["dram"]])
         self._lay(chip, comps["sram"] + comps["noc"], sram)
@@ -169,30 +170,31 @@ class Timeline:
         self._lay(chip, comps["dram_refresh"] + comps["static_uncore"] + comps["static_dram"], None)
         self.chip_joules = chip
 
-    def _bins(self, dicts) -> list[float]:
+    def _bins(self, dicts) -> np.ndarray:
         """Activity by window (engines and memory record at the config's width; merged windows add up;
         what lies past the run's end, write-backs nothing waited for, counts in the last window)."""
-        out = [0.0] * self.n
+        out = np.zeros(self.n)
         for d in dicts:
             for i, v in d.items():
                 out[min(i // self.merge, self.n - 1)] += v
         return out
 
-    def _lay(self, joules: list[float], amount: float, weights: list[float] | None) -> None:
+    def _lay(self, joules: np.ndarray, amount: float, weights: np.ndarray | None) -> None:
         """Add `amount` over the windows in proportion to `weights` (evenly in time when none)."""
         if not amount:
             return
-        total = sum(weights) if weights is not None else 0.0
+        total = float(weights.sum()) if weights is not None else 0.0
         if not total:
-            weights, total = self.lengths, sum(self.lengths)
+            weights, total = self.lengths, float(self.lengths.sum())
         if not total:
             joules[0] += amount
             return
-        for i, w in enumerate(weights):
-            joules[i] += amount * w / total
+        joules += amount * weights / total
 
-    def watts(self, joules: list[float]) -> list[float]:
-        return [j / (ln * self.seconds_per_cycle) if ln else 0.0 for j, ln in zip(joules, self.lengths)]
+    def watts(self, joules: np.ndarray) -> list[float]:
+        """Average power in each window (W)."""
+        span = self.lengths * self.seconds_per_cycle
+        return np.divide(joules, span, out=np.zeros(self.n), where=span > 0).tolist()
 
     def peak_watts(self) -> float:
         return max(self.watts(self.chip_joules), default=0.0)
