@@ -134,18 +134,24 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     chosen = _chosen(sys.argv[1:] if argv is None else argv)
     if chosen is not None and chosen not in COMMANDS:
         raise UsageError(f"unknown command {chosen[:100]!r} (commands: {', '.join(COMMANDS)})")
+    from . import __version__
     p = argparse.ArgumentParser(prog="mtiasim", description="A cycle-approximate MTIA simulator and Triton compiler.")
+    p.add_argument("--version", action="version",
+                   version=f"mtiasim {__version__} (kernels in the language of Triton {TRITON_LANGUAGE})")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for c in COMMANDS.values():
         _add(sub, c, configure=c.name == chosen)
     return p
 
 
+TRITON_LANGUAGE = "3.8.0"    # compiler.__version__, written out so that --version imports nothing (a test checks)
+
+
 def _add(sub, c: Command, configure: bool) -> None:
     sp = sub.add_parser(c.name, help=c.help, description=c.help)
     if configure and c.configure is not None:
         c.configure(sp)
-    sp.set_defaults(fn=c.run)
+    sp.set_defaults(fn=c.run, parser=sp)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     head, tail = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, None)
     try:
         parser = build_parser(argv)
-        args = parser.parse_args(head)
+        args, unknown = parser.parse_known_args(head)
+        if unknown:             # the subcommand's usage, not the top level's, says what it takes
+            args.parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         if tail is not None:
             if not hasattr(args, "args"):
                 parser.error(f"unrecognized arguments: -- {' '.join(tail)}")
