@@ -114,7 +114,8 @@ def _compute_roof(roofs: Sequence[dict], compute_roof: str) -> dict:
 # ---- the roofline chart ---------------------------------------------------------------------------
 
 def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequence[Config] | None = None,
-                   title: str | None = None, ax=None, numbered: bool | None = None) -> Chart:
+                   title: str | None = None, ax=None, numbered: bool | None = None,
+                   numbers: Sequence[int] | None = None) -> Chart:
     """Runs as labelled points over the roofs of their configs (several configs share one chart,
     each in its colour). `configs` are matched to runs by name; by default each run's config is
     loaded by name from configs/. Runs that did no FLOPs (a pure copy) cannot sit on a log axis:
@@ -122,7 +123,8 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
 
     Each point is labelled with its name and its fraction of the roof above it; with many points
     (`numbered`, by default past NUMBERED_ABOVE) each gets a number instead, the same for the same
-    label on every config, with a key beside the chart."""
+    label on every config, with a key beside the chart; `numbers` gives each run its number (a table's
+    row numbers, so that chart and table agree; numbered then by default)."""
     labelled = [(r.kernel, r) if isinstance(r, Report) else (str(r[0]), r[1]) for r in runs]
     by_name: dict[str, Config] = {c.name: c for c in (configs or [])}
     for _, rep in labelled:
@@ -167,10 +169,12 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
                     alpha=0.9 if r["kind"] == "compute" else 0.6)
             all_roofs.append(dict(r))
     if numbered is None:
-        numbered = sum(p["plotted"] for p in points) > NUMBERED_ABOVE
-    numbers: dict[str, int] = {}
+        numbered = numbers is not None or sum(p["plotted"] for p in points) > NUMBERED_ABOVE
+    given = list(numbers) if numbers is not None else None
+    by_label: dict[str, int] = {}                   # label -> its number (without `numbers`)
+    key_rows: dict[int, str] = {}                   # number -> label, for the key
     placed: list[tuple[float, float, float]] = []   # labels so far: x span and y, as fractions of the axes
-    for p in points:
+    for i, p in enumerate(points):
         if not p["plotted"]:
             p["x_plotted"] = p["y_plotted"] = None
             continue
@@ -180,7 +184,8 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
         ax.scatter([p["x_plotted"]], [p["y"]], marker=">" if edge else "o", s=60, color=colour[p["config"]],
                    edgecolors="black", zorder=5)
         if numbered:
-            p["number"] = numbers.setdefault(p["label"], len(numbers) + 1)
+            p["number"] = given[i] if given is not None else by_label.setdefault(p["label"], len(by_label) + 1)
+            key_rows[p["number"]] = p["label"]
             text = str(p["number"])
         else:
             text = f"{p['label']} ({fractions_text(p['fraction'], p['compulsory_fraction'])})"
@@ -198,8 +203,8 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
     ax.set_title(title or "Roofline: " + ", ".join(by_name))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.9)
-    if numbered and numbers:
-        key = "\n".join(f"{n:>2}  {label}" for label, n in numbers.items())
+    if numbered and key_rows:
+        key = "\n".join(f"{n:>2}  {label}" for n, label in sorted(key_rows.items()))
         ax.text(1.02, 0.0, key, transform=ax.transAxes, ha="left", va="bottom", fontsize=7, family="monospace")
     if any(p["plotted"] and math.isinf(p["x"]) for p in points):
         ax.text(0.99, 0.01, "> : no DRAM traffic (infinite intensity)", transform=ax.transAxes, ha="right",
@@ -248,7 +253,8 @@ def model_roofline_chart(report, config: Config | str | None = None) -> Chart:
     """The kernels of a model's run (a `compiler.inductor.ModelReport`) on the roofline of `config`
     (default: the config the run was on)."""
     cfg = config if isinstance(config, Config) else load_config(config or report.config)
-    return roofline_chart(report.kernel_reports(), configs=[cfg])
+    runs = [(label, k.report) for label, k in zip(report.launch_labels(), report.kernels)]
+    return roofline_chart(runs, configs=[cfg], numbers=range(1, len(runs) + 1))      # the table's `#` column
 
 
 def utilization_chart(runs: Iterable[Report | tuple[str, Report]], engines: Sequence[str] = (*ENGINES, "core"),
