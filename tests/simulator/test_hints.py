@@ -49,3 +49,21 @@ def test_a_tiny_block_run_is_told_to_move_more_per_transfer():
     one = _run(1024, 1024)                       # one program on a 4-PE config
     assert any("1 program(s) for 4 PEs" in h for h in one.hints), one.hints
     assert not any(h.startswith("DMA transfers") for h in one.hints)
+
+
+@triton.jit
+def _row_sums(x_ptr, out_ptr, n_rows, N: tl.constexpr):
+    cols = tl.arange(0, N)
+    for r in range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        tl.store(out_ptr + r, tl.sum(tl.load(x_ptr + r * N + cols), axis=0))
+
+
+def test_num_stages_on_a_kernel_without_a_loop_is_named():
+    x = np.arange(4096, dtype=np.float32)
+    out = np.empty_like(x)
+    with use_config("mtia-small"):
+        flat = _scale[(4,)](x, out, x.size, BLOCK=1024, num_stages=4).report
+        looped = _row_sums[(4,)](x, out, 32, N=128, num_stages=4).report
+    np.testing.assert_allclose(out[:32], x.reshape(32, 128).sum(axis=1), rtol=1e-6)
+    assert any(h.startswith("num_stages=4 changed nothing: _scale has no loop") for h in flat.hints), flat.hints
+    assert not any(h.startswith("num_stages") for h in looped.hints), looped.hints
