@@ -5,9 +5,14 @@ several commands share, and `main`.
     mtiasim workloads                                 what `run`, `trace`, `roofline` and sweeps can run
     mtiasim configs                                   the hardware configs (and sweep files)
     mtiasim sweep configs/sweeps/dram-x-ls.yaml --out results.csv
+    mtiasim plot results.csv                          a sweep table's charts
+    mtiasim compare mtia-2i mtia-v1 -w matmul         per-metric deltas of two configs (or two saved runs)
     mtiasim trace softmax -o trace.json --pes 0,1     a Perfetto timeline
+    mtiasim trace my_kernels.py --summary             ... of a script's kernels, and its stalls by source line
     mtiasim roofline gemm softmax:4096x1024 --config mtia-2i --config mtia-v1 -o roofline.png
+    mtiasim model my_model.py                         a PyTorch model through Inductor (cached across runs)
     mtiasim bench                                     time the simulator itself (--startup: this CLI)
+    mtiasim --version                                 this package's release
 
 Every command takes --help, and --config NAME|PATH and --json where they apply. Errors print their
 message to stderr and exit with the error's code: 2 for bad usage (`UsageError`, an unknown workload
