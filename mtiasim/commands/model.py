@@ -74,7 +74,10 @@ def cmd_model(a) -> int:
         print(json.dumps({**run["dict"], "max_error": error, "chart": path, "from_cache": cached},
                          default=str, indent=2))
         return 0
-    print(run["table"])
+    table = run["table"]
+    if cached:          # the host time is the first run's: say so where it is printed
+        table = table.replace(" s of host time", " s of host time, in the run that filled the cache")
+    print(table)
     if cached:
         print(f"(the outputs and report of an earlier run of this model, inputs and config, from the cache in "
               f"{disk_cache.root()}: nothing compiled, tuned or simulated; --no-cache runs it again)")
