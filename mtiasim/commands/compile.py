@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import UsageError, command, config_arg, config_from_args, json_arg, set_arg
+from ..cli import UsageError, command, config_arg, config_from_args, json_arg, output_path, set_arg
 
 
 def _compile_args(p) -> None:
@@ -117,10 +117,15 @@ def cmd_compile(a) -> int:
 def cmd_run_script(a) -> int:
     """`mtiasim run SCRIPT.py` (mtiasim/commands/run.py hands it here): every launch of the script
     on the simulator, one report each."""
+    if a.json_out:
+        output_path(a.json_out, "JSON", "runs.json", (".json",))
     cfg, launches = _launches(a.workload, a.args, a.config, a.set, None, compile_only=False, script_to_stderr=a.json)
+    data = [{**ln.record.report.to_dict(), "autotune_trial": ln.trial} for ln in launches]
+    if a.json_out:          # the reports as JSON in a file; stdout keeps the script's prints and the reports
+        from .common import written
+        written(a.json_out, lambda: Path(a.json_out).write_text(json.dumps(data, default=str, indent=2)))
     if a.json:
-        print(json.dumps([{**ln.record.report.to_dict(), "autotune_trial": ln.trial} for ln in launches],
-                         default=str, indent=2))
+        print(json.dumps(data, default=str, indent=2))
         return 0
     if not launches:
         print(f"{a.workload} launched no kernels")

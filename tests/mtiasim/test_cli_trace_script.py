@@ -95,3 +95,12 @@ def test_compile_prints_only_the_stages():
     assert "max |out - (x + y)|" in p.stderr and "max |out" not in p.stdout
     plain = mtiasim("compile", SCRIPT, "--no-source", "--config", "mtia-small").stdout
     assert "#" not in plain.split(".meta", 1)[1].split("\n", 1)[1]
+
+
+def test_json_out_writes_the_reports_and_stdout_keeps_the_text(tmp_path):
+    out = tmp_path / "runs.json"
+    p = mtiasim("run", SCRIPT, "--config", "mtia-small", "--json-out", out)
+    assert "max |out - (x + y)| = 0.0" in p.stdout and "add_kernel on mtia-small" in p.stdout
+    (launch,) = json.loads(out.read_text())
+    assert launch["kernel"] == "add_kernel" and launch["autotune_trial"] is False
+    assert f"{launch['cycles']:,.0f} cycles" in p.stdout
