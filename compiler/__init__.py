@@ -50,8 +50,22 @@ def _interpret_requested() -> bool:
 set_executor("interpreter" if _interpret_requested() else "mtia")
 
 # The Triton release whose language this compiler follows (its semantics and its language tests, README),
-# for code that checks `triton.__version__` to pick a path, as Liger-Kernel does at import.
+# for code that checks `triton.__version__` to pick a path, as Liger-Kernel does at import. It is not
+# this package's release: that is `compiler.mtiasim_version` (and `mtiasim --version`).
 __version__ = "3.8.0"
+TRITON_VERSION = __version__
+
+
+def _package_version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("mtiasim")
+    except metadata.PackageNotFoundError:
+        return "0.1.0+uninstalled"
+
+
+mtiasim_version = _package_version()
+"""The mtiasim package's own release (pyproject.toml), which `__version__` (Triton's) is not."""
 
 
 _ALLOCATOR: list = [None]

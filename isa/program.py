@@ -29,6 +29,11 @@ def _token(v, what: str) -> str:
     return v
 
 
+def _one_line(text: str) -> str:
+    """A comment's text on one line (a newline would end the comment)."""
+    return " ".join(str(text).splitlines())
+
+
 def _int_field(v, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         raise AsmError(f"{what} must be an integer, got {v!r}")
@@ -119,7 +124,10 @@ class Program:
                 raise AsmError(f"instruction {i} ({ins}): undefined label {t!r}")
 
     # ---- text -------------------------------------------------------------------------------
-    def to_asm(self) -> str:
+    def to_asm(self, notes: dict[int, str] | None = None, headings: dict[int, str] | None = None) -> str:
+        """The text form. `notes[i]` is a comment after instruction i (its source file:line), and
+        `headings[i]` a comment line above it (the source line it starts); the parser skips both."""
+        notes, headings = notes or {}, headings or {}
         lines = [f".kernel {self.name}"]
         lines += [str(a) for a in self.args]
         lines += [str(c) for c in self.cbs]
@@ -130,7 +138,9 @@ class Program:
             by_index.setdefault(i, []).append(name)
         for i, ins in enumerate(self.instrs):
             lines += [f"{n}:" for n in by_index.get(i, [])]
-            lines.append("    " + str(ins))
+            if i in headings:
+                lines.append("    # " + _one_line(headings[i]))
+            lines.append("    " + str(ins) + (f"  # {_one_line(notes[i])}" if i in notes else ""))
         lines += [f"{n}:" for n in by_index.get(len(self.instrs), [])]
         return "\n".join(lines) + "\n"
 

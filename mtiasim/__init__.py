@@ -10,5 +10,12 @@ model (workloads by name, sweeps, charts, tables, benchmarks). It sits above `co
     mtiasim/plots.py        roofline, utilisation and per-PE charts
     mtiasim/bench/          every benchmark, each runnable with `python -m mtiasim.bench.NAME`
 
-Importing this package imports nothing, so that `mtiasim --help` starts fast.
+Importing this package imports nothing of ours, so that `mtiasim --help` starts fast.
 """
+from importlib import metadata as _metadata
+
+try:
+    __version__ = _metadata.version("mtiasim")     # the package's release (pyproject.toml), as installed
+except _metadata.PackageNotFoundError:              # a checkout on sys.path without `pip install -e .`
+    __version__ = "0.1.0+uninstalled"
+

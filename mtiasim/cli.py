@@ -5,9 +5,14 @@ several commands share, and `main`.
     mtiasim workloads                                 what `run`, `trace`, `roofline` and sweeps can run
     mtiasim configs                                   the hardware configs (and sweep files)
     mtiasim sweep configs/sweeps/dram-x-ls.yaml --out results.csv
+    mtiasim plot results.csv                          a sweep table's charts
+    mtiasim compare mtia-2i mtia-v1 -w matmul         per-metric deltas of two configs (or two saved runs)
     mtiasim trace softmax -o trace.json --pes 0,1     a Perfetto timeline
+    mtiasim trace my_kernels.py --summary             ... of a script's kernels, and its stalls by source line
     mtiasim roofline gemm softmax:4096x1024 --config mtia-2i --config mtia-v1 -o roofline.png
+    mtiasim model my_model.py                         a PyTorch model through Inductor (cached across runs)
     mtiasim bench                                     time the simulator itself (--startup: this CLI)
+    mtiasim --version                                 this package's release
 
 Every command takes --help, and --config NAME|PATH and --json where they apply. Errors print their
 message to stderr and exit with the error's code: 2 for bad usage (`UsageError`, an unknown workload
@@ -134,18 +139,24 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     chosen = _chosen(sys.argv[1:] if argv is None else argv)
     if chosen is not None and chosen not in COMMANDS:
         raise UsageError(f"unknown command {chosen[:100]!r} (commands: {', '.join(COMMANDS)})")
+    from . import __version__
     p = argparse.ArgumentParser(prog="mtiasim", description="A cycle-approximate MTIA simulator and Triton compiler.")
+    p.add_argument("--version", action="version",
+                   version=f"mtiasim {__version__} (kernels in the language of Triton {TRITON_LANGUAGE})")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for c in COMMANDS.values():
         _add(sub, c, configure=c.name == chosen)
     return p
 
 
+TRITON_LANGUAGE = "3.8.0"    # compiler.__version__, written out so that --version imports nothing (a test checks)
+
+
 def _add(sub, c: Command, configure: bool) -> None:
     sp = sub.add_parser(c.name, help=c.help, description=c.help)
     if configure and c.configure is not None:
         c.configure(sp)
-    sp.set_defaults(fn=c.run)
+    sp.set_defaults(fn=c.run, parser=sp)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,7 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     head, tail = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, None)
     try:
         parser = build_parser(argv)
-        args = parser.parse_args(head)
+        args, unknown = parser.parse_known_args(head)
+        if unknown:             # the subcommand's usage, not the top level's, says what it takes
+            args.parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         if tail is not None:
             if not hasattr(args, "args"):
                 parser.error(f"unrecognized arguments: -- {' '.join(tail)}")

@@ -34,6 +34,7 @@ def _runner(k: LibraryKernel):
         rng = np.random.default_rng(0)
         inputs = k.make_inputs(dims, rng)
         launch = {"numerics": numerics}
+        launch.update({b: int(shape[b]) for b in k.blocks if shape.get(b)})     # 0: the kernel picks for the config
         if hasattr(machine_or_config, "gmem"):           # a Machine: launch on it (its tracer, its LLC)
             launch["machine"] = machine_or_config
         if shape.get("sram_resident"):
@@ -59,8 +60,9 @@ def register_all() -> None:
             continue                          # a hand-written workload already has the name
         shape = dict(zip(k.dims, k.default_shape))
         shape["sram_resident"] = False
-        register_workload(name, _runner(k), shape=shape, dims=k.dims,
-                          quick_shape=dict(zip(k.dims, k.test_shapes[-1])) | {"sram_resident": False},
+        blocks = dict.fromkeys(k.blocks, 0)      # -p BLOCK_M=128; 0: chosen for the config it runs on
+        register_workload(name, _runner(k), shape=shape | blocks, dims=k.dims,
+                          quick_shape=dict(zip(k.dims, k.test_shapes[-1])) | {"sram_resident": False} | blocks,
                           description=f"{k.description} (Triton, compiled for MTIA)")
 
 

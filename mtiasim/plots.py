@@ -43,6 +43,7 @@ COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:
 ALWAYS_DPE = ("f16", "i8")      # DPE roofs every chart shows; others only when a run used them
 ROOF_STYLES = {"dpe": "-", "se": ":", "re": ":", "dram": "-", "sram": "--"}
 NUMBERED_ABOVE = 12             # more points than this: numbers on the chart, names in a key
+LABEL_BOX = dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.8)   # roof lines behind a label fade
 
 
 @dataclass
@@ -115,7 +116,8 @@ def _compute_roof(roofs: Sequence[dict], compute_roof: str) -> dict:
 # ---- the roofline chart ---------------------------------------------------------------------------
 
 def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequence[Config] | None = None,
-                   title: str | None = None, ax=None, numbered: bool | None = None) -> Chart:
+                   title: str | None = None, ax=None, numbered: bool | None = None,
+                   numbers: Sequence[int] | None = None) -> Chart:
     """Runs as labelled points over the roofs of their configs (several configs share one chart,
     each in its colour). `configs` are matched to runs by name; by default each run's config is
     loaded by name from configs/. Runs that did no FLOPs (a pure copy) cannot sit on a log axis:
@@ -123,7 +125,8 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
 
     Each point is labelled with its name and its fraction of the roof above it; with many points
     (`numbered`, by default past NUMBERED_ABOVE) each gets a number instead, the same for the same
-    label on every config, with a key beside the chart."""
+    label on every config, with a key beside the chart; `numbers` gives each run its number (a table's
+    row numbers, so that chart and table agree; numbered then by default)."""
     labelled = [(r.kernel, r) if isinstance(r, Report) else (str(r[0]), r[1]) for r in runs]
     by_name: dict[str, Config] = {c.name: c for c in (configs or [])}
     for _, rep in labelled:
@@ -168,10 +171,12 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
                     alpha=0.9 if r["kind"] == "compute" else 0.6)
             all_roofs.append(dict(r))
     if numbered is None:
-        numbered = sum(p["plotted"] for p in points) > NUMBERED_ABOVE
-    numbers: dict[str, int] = {}
-    placed: list[tuple[float, float, float]] = []   # labels so far: x span and y, as fractions of the axes
-    for p in points:
+        numbered = numbers is not None or sum(p["plotted"] for p in points) > NUMBERED_ABOVE
+    given = list(numbers) if numbers is not None else None
+    by_label: dict[str, int] = {}                   # label -> its number (without `numbers`)
+    key_rows: dict[int, str] = {}                   # number -> label, for the key
+    labels = []                                     # (annotation, x, y) of each label: placed at the end
+    for i, p in enumerate(points):
         if not p["plotted"]:
             p["x_plotted"] = p["y_plotted"] = None
             continue
@@ -181,27 +186,28 @@ def roofline_chart(runs: Iterable[Report | tuple[str, Report]], configs: Sequenc
         ax.scatter([p["x_plotted"]], [p["y"]], marker=">" if edge else "o", s=60, color=colour[p["config"]],
                    edgecolors="black", zorder=5)
         if numbered:
-            p["number"] = numbers.setdefault(p["label"], len(numbers) + 1)
+            p["number"] = given[i] if given is not None else by_label.setdefault(p["label"], len(by_label) + 1)
+            key_rows[p["number"]] = p["label"]
             text = str(p["number"])
         else:
             text = f"{p['label']} ({fractions_text(p['fraction'], p['compulsory_fraction'])})"
-        fx, width = _axes_fraction(p["x_plotted"], xlo, xhi), 0.0085 * len(text)
-        dy = _label_offset(placed, fx - width if edge else fx, fx if edge else fx + width,
-                           _axes_fraction(p["y"], ylo, yhi))
-        ax.annotate(text, (p["x_plotted"], p["y"]), textcoords="offset points",
-                    xytext=(-8 if edge else 6, 2 + dy), ha="right" if edge else "left", va="center",
-                    fontsize=8, color=colour[p["config"]],
-                    arrowprops=dict(arrowstyle="-", color=colour[p["config"]], lw=0.5) if dy else None)
+        ann = ax.annotate(text, (p["x_plotted"], p["y"]), textcoords="offset points",
+                          xytext=(-8 if edge else 6, 0), ha="right" if edge else "left", va="center",
+                          fontsize=8, color=colour[p["config"]], bbox=LABEL_BOX)
+        labels.append((ann, p["x_plotted"], p["y"]))
     ax.set_xlim(xlo, xhi)
     ax.set_ylim(ylo, yhi)
     ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
     ax.set_ylabel("FLOP/s")
     ax.set_title(title or "Roofline: " + ", ".join(by_name))
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.9)
-    if numbered and numbers:
-        key = "\n".join(f"{n:>2}  {label}" for label, n in numbers.items())
-        ax.text(1.02, 0.0, key, transform=ax.transAxes, ha="left", va="bottom", fontsize=7, family="monospace")
+    legend = ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.9)
+    if numbered and key_rows:
+        key = "\n".join(f"{n:>2}  {label}" for n, label in sorted(key_rows.items()))
+        key_text = ax.text(1.02, 0.0, key, transform=ax.transAxes, ha="left", va="bottom", fontsize=7,
+                           family="monospace")
+        _key_below_legend(fig, ax, legend, key_text)
+    _place_labels(fig, ax, labels)
     if any(p["plotted"] and math.isinf(p["x"]) for p in points):
         ax.text(0.99, 0.01, "> : no DRAM traffic (infinite intensity)", transform=ax.transAxes, ha="right",
                 va="bottom", fontsize=7, color="dimgray")
@@ -218,16 +224,71 @@ def _axes_fraction(v: float, lo: float, hi: float) -> float:
     return (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
 
 
-def _label_offset(placed: list[tuple[float, float, float]], x0: float, x1: float, fy: float,
-                  step: float = 0.04) -> float:
-    """Points to move a label (spanning x0..x1 in axes fractions) up (+) or down (-) so that it does
-    not cover an earlier one: the nearest free row above or below."""
-    for k in (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6):
-        y = fy + k * step
-        if not any(x0 < px1 and px0 < x1 and abs(y - py) < step for px0, px1, py in placed):
-            break
-    placed.append((x0, x1, y))
-    return k * 11
+# label offsets to try, in points from the marker (ha: which side of the text sits there), nearest first
+_CANDIDATES = [(dx, dy, ha) for dy in (0, 10, -10, 20, -20, 30, -30, 40, -40, 52, -52, 64, -64)
+               for dx, ha in ((6, "left"), (-6, "right"))]
+
+
+def _place_labels(fig, ax, labels: list) -> None:
+    """Give each label the nearest spot where it covers no other label, no marker, the legend or the key
+    and stays inside the axes, measured on the drawn figure (its real text extents); a label moved off
+    its marker gets a thin leader line. Where no spot is free, the one that overlaps least."""
+    if not labels:
+        return
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()                                   # lays the figure out: positions are final from here
+    renderer = canvas.get_renderer()
+    r = 4.5 * fig.dpi / 72                          # a marker's radius (s=60 points^2), in pixels
+    markers = [Bbox.from_extents(px - r, py - r, px + r, py + r)
+               for px, py in (ax.transData.transform((x, y)) for _, x, y in labels)]
+    frame = ax.get_window_extent(renderer)
+    mine = {id(ann) for ann, _, _ in labels}
+    taken = [a.get_window_extent(renderer) for a in (ax.get_legend(), *ax.texts) if a is not None and id(a) not in mine]
+
+    def overlap(b) -> float:
+        area = sum(_area(b, o) for o in taken + markers)
+        outside = b.width * b.height - _area(b, frame)
+        return area + 4 * outside
+    for ann, x, y in labels:
+        edge = ann.get_horizontalalignment() == "right"
+        best = None
+        for dx, dy, ha in (_CANDIDATES if not edge else [(-abs(dx), dy, "right") for dx, dy, _ in _CANDIDATES]):
+            ann.set_position((dx, dy))
+            ann.set_horizontalalignment(ha)
+            box = ann.get_window_extent(renderer)
+            cost = overlap(box)
+            if best is None or cost < best[0]:
+                best = (cost, dx, dy, ha, box)
+            if cost == 0:
+                break
+        _, dx, dy, ha, box = best
+        ann.set_position((dx, dy))
+        ann.set_horizontalalignment(ha)
+        if dy:                                      # moved off its marker: drawn again with a leader line
+            text, colour = ann.get_text(), ann.get_color()
+            ann.remove()
+            ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), ha=ha, va="center", fontsize=8,
+                        color=colour, bbox=LABEL_BOX,
+                        arrowprops=dict(arrowstyle="-", color=colour, lw=0.5, shrinkA=0, shrinkB=4))
+        taken.append(box)
+
+
+def _area(a, b) -> float:
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _key_below_legend(fig, ax, legend, key) -> None:
+    """The numbered key starts under the legend (both sit right of the axes), so the two never overlap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()
+    box = legend.get_window_extent(canvas.get_renderer()).transformed(ax.transAxes.inverted())
+    key.set_position((1.02, box.y0 - 0.03))
+    key.set_verticalalignment("top")
 
 
 def _limits(points: list[dict], roofs: dict[str, list[dict]]) -> tuple[float, float, float, float]:
@@ -249,28 +310,45 @@ def model_roofline_chart(report, config: Config | str | None = None) -> Chart:
     """The kernels of a model's run (a `compiler.inductor.ModelReport`) on the roofline of `config`
     (default: the config the run was on)."""
     cfg = config if isinstance(config, Config) else load_config(config or report.config)
-    return roofline_chart(report.kernel_reports(), configs=[cfg])
+    runs = [(label, k.report) for label, k in zip(report.launch_labels(), report.kernels)]
+    return roofline_chart(runs, configs=[cfg], numbers=range(1, len(runs) + 1))      # the table's `#` column
+
+
+HATCHES = ("", "//", "..", "xx", "\\\\", "++")     # one per config, where bars of several configs share a chart
 
 
 def utilization_chart(runs: Iterable[Report | tuple[str, Report]], engines: Sequence[str] = (*ENGINES, "core"),
                       title: str | None = None, ax=None) -> Chart:
-    """Mean busy fraction of each engine (over the PEs that ran), one bar per run in each group."""
-    labelled = [(f"{r.kernel} on {r.config}", r) if isinstance(r, Report) else (str(r[0]), r[1]) for r in runs]
+    """Mean busy fraction of each engine (over the PEs that ran): a group of bars per engine, in it the
+    runs grouped by config, one hue per workload (its label) and, with several configs, one hatch per
+    config, so the same workload on two configs sits in the same colour."""
+    labelled = [(r.kernel, r) if isinstance(r, Report) else (str(r[0]), r[1]) for r in runs]
+    configs = list(dict.fromkeys(r.config for _, r in labelled))
+    names = list(dict.fromkeys(label for label, _ in labelled))
+    ordered = sorted(labelled, key=lambda lr: (configs.index(lr[1].config), names.index(lr[0])))
     fig, ax = _figure(ax, (10, 4))
-    n = max(len(labelled), 1)
+    n = max(len(ordered), 1)
     width = 0.8 / n
-    palette = COLOURS if n <= len(COLOURS) else [matplotlib.colormaps["tab20"](i) for i in range(20)]
+    palette = COLOURS if len(names) <= len(COLOURS) else [matplotlib.colormaps["tab20"](i) for i in range(20)]
+    hue = {name: palette[i % len(palette)] for i, name in enumerate(names)}
+    hatch = {c: HATCHES[i % len(HATCHES)] if len(configs) > 1 else "" for i, c in enumerate(configs)}
     idx = np.arange(len(engines))
     points = []
-    for i, (label, rep) in enumerate(labelled):
+    for i, (label, rep) in enumerate(ordered):
         vals = [100 * rep.utilization.get(e, 0.0) for e in engines]
-        ax.bar(idx + (i - (n - 1) / 2) * width, vals, width, label=label, color=palette[i % len(palette)])
-        points += [{"label": label, "engine": e, "value": v / 100} for e, v in zip(engines, vals)]
+        ax.bar(idx + (i - (n - 1) / 2) * width, vals, width, color=hue[label], hatch=hatch[rep.config],
+               edgecolor="white" if hatch[rep.config] else None, linewidth=0)
+        points += [{"label": label, "config": rep.config, "engine": e, "value": v / 100} for e, v in zip(engines, vals)]
+    from matplotlib.patches import Patch
+    handles = [Patch(color=hue[name], label=name) for name in names]
+    if len(configs) > 1:
+        handles += [Patch(facecolor="lightgray", hatch=hatch[c], edgecolor="white", label=c) for c in configs]
     ax.set_xticks(idx, [e.upper() if e != "core" else "core" for e in engines])
     ax.set_ylabel("busy (% of run time)")
     ax.set_ylim(0, 105)
-    ax.set_title(title or "Engine utilisation")
-    ax.legend(fontsize=7, ncols=1 if n <= 8 else 2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(title or "Engine utilisation" + (f": {' | '.join(configs)} (hatched by config)" if len(configs) > 1 else ""))
+    ax.legend(handles=handles, fontsize=7, ncols=1 if len(handles) <= 12 else 2, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="y", alpha=0.3)
     return Chart(fig, points)
 

@@ -7,6 +7,7 @@ see every kernel with the specialisation the script really uses.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import runpy
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from compiler.errors import ScriptError
 from compiler.runtime import executor as ex
+from compiler.runtime.autotune import in_trial
 from isa.errors import UserError
 
 STAGES = ("ir", "mtia-asm", "cpp", "json")
@@ -27,6 +29,7 @@ class Launch:
     compiled: object
     grid: tuple
     record: object = None
+    trial: bool = False              # an autotuning trial (timing only, its results not kept), not the script's own
 
 
 @dataclass
@@ -35,20 +38,26 @@ class Recorder:
     inner: object | None
     launches: list = field(default_factory=list)
     name: str = "recorder"
+    machine: object = None           # one Machine for every launch (a tracer on it), unless a launch names its own
 
     def launch(self, compiled, grid, args, options):
+        if self.machine is not None and options.machine is None:
+            options = dataclasses.replace(options, machine=self.machine)
         rec = self.inner.launch(compiled, grid, args, options) if self.inner is not None else \
             ex.RunRecord(compiled.name, tuple(grid), "compile-only", 0, 0.0)
-        self.launches.append(Launch(compiled, tuple(grid), rec if self.inner is not None else None))
+        self.launches.append(Launch(compiled, tuple(grid), rec if self.inner is not None else None,
+                                    trial=in_trial()))
         return rec
 
 
-def run_script(path: str | Path, argv: list[str] | None = None, compile_only: bool = False) -> list[Launch]:
-    """Execute a Python file as __main__ with its launches recorded (run on MTIA, or only compiled)."""
+def run_script(path: str | Path, argv: list[str] | None = None, compile_only: bool = False,
+               machine=None) -> list[Launch]:
+    """Execute a Python file as __main__ with its launches recorded (run on MTIA, or only compiled);
+    `machine`: run every launch on it (a simulator.machine.Machine with a tracer)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no such script: {path}")
-    rec = Recorder(None if compile_only else ex.get_executor("mtia"))
+    rec = Recorder(None if compile_only else ex.get_executor("mtia"), machine=machine)
     ex.register_executor(rec.name, rec)
     saved_argv = sys.argv
     sys.argv = [str(path)] + list(argv or [])
@@ -118,3 +127,12 @@ def stage_text(compiled, stage: str) -> str:
         return compiled.asm[stage]
     except KeyError:
         raise KeyError(f"no stage {stage!r}; available: {', '.join(compiled.asm)}") from None
+
+
+def with_source_lines(asm: str) -> str:
+    """MTIA assembly text with each instruction's kernel file:line as a comment after it, and each source
+    line as a comment above the instructions it made (compiler/backend/program/source_notes.py)."""
+    from compiler.backend.program.source_notes import source_notes
+    from isa import Program
+    prog = Program.from_asm(asm)
+    return prog.to_asm(*source_notes(prog))

@@ -3,7 +3,8 @@
 A sweep file (configs/sweeps/*.yaml):
 
     name: dram-x-ls
-    base: mtia-2i                        # a config name or path; `overrides:` fixes more keys
+    base: mtia-2i                        # a config name or path, or a list of them (the grid runs on each);
+                                         # `overrides:` fixes more keys
     grid:                                # every combination of these dotted keys is one point
       dram.bandwidth_gbps: [102.4, 204.8, 409.6]
       pe.local_store_kib: [128, 256, 384, 512]
@@ -11,7 +12,8 @@ A sweep file (configs/sweeps/*.yaml):
       - {name: gemm, shape: [2048, 2048, 2048], region: dram}
       - {name: softmax, shape: {R: 4096, C: 1024}}
     numerics: false                      # timing only (the default): same cycles, faster
-    imports: [my_kernels]                # modules that register more workloads (optional)
+    imports: [my_kernels]                # modules that register more workloads (optional; the sweep
+                                         # file's folder is on the import path, so my_kernels.py beside it)
 
 Each run is one row: the point id, workload, shape, every swept knob, then every field of
 `Report.row()`, any numerics checks, and `error` (empty when the run worked). A run that fails (CBs
@@ -33,6 +35,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -70,19 +73,26 @@ class Sweep:
     numerics: bool = False
     imports: list[str] = field(default_factory=list)
     description: str = ""
+    bases: list[str] = field(default_factory=list)     # every base config the grid runs on (default: [base])
+    import_paths: list[str] = field(default_factory=list)   # folders put on sys.path for `imports` (the file's)
+
+    def __post_init__(self):
+        self.bases = list(self.bases) or [self.base]
 
     def points(self) -> list[dict]:
         """Every run of the sweep: each grid combination times each workload, in a fixed order."""
         keys = list(self.grid)
         out = []
-        for values in itertools.product(*(self.grid[k] for k in keys)):
-            knobs = dict(zip(keys, values))
-            for wl in self.workloads:
-                p = {"base": self.base, "overrides": {**self.overrides, **knobs}, "knobs": knobs,
-                     "workload": wl["name"], "shape": wl["shape"], "numerics": self.numerics,
-                     "imports": self.imports + [get_workload(wl["name"]).module]}
-                p["id"] = point_id(p)
-                out.append(p)
+        for base in self.bases:
+            for values in itertools.product(*(self.grid[k] for k in keys)):
+                knobs = dict(zip(keys, values))
+                for wl in self.workloads:
+                    p = {"base": base, "overrides": {**self.overrides, **knobs}, "knobs": knobs,
+                         "workload": wl["name"], "shape": wl["shape"], "numerics": self.numerics,
+                         "imports": self.imports + [get_workload(wl["name"]).module],
+                         "import_paths": list(self.import_paths)}
+                    p["id"] = point_id(p)
+                    out.append(p)
         return out
 
 
@@ -115,10 +125,19 @@ def load_sweep(source: str | Path | dict) -> Sweep:
                          f"(known: {', '.join(sorted(SPEC_KEYS))})")
     _check_types(where, data)
     imports = list(data.get("imports") or [])
+    import_paths = [] if isinstance(source, dict) else [str(Path(source).resolve().parent)]
+    with_import_paths(import_paths)                     # my_kernels.py beside the sweep file imports as my_kernels
     import_modules(imports)
-    base = str(data.get("base", "mtia-2i"))
-    if not isinstance(source, dict) and not Path(base).is_absolute() and (Path(source).parent / base).exists():
-        base = str(Path(source).parent / base)          # a base config next to the sweep file
+    raw = data.get("base", "mtia-2i")
+    bases = []
+    for base in (raw if isinstance(raw, list) else [raw]):
+        base = str(base)
+        if not isinstance(source, dict) and not Path(base).is_absolute() and (Path(source).parent / base).exists():
+            base = str(Path(source).parent / base)      # a base config next to the sweep file
+        bases.append(base)
+    if not bases:
+        raise SweepError(f"{where}: base is a config name or path, or a non-empty list of them")
+    base = bases[0]
     overrides = dict(data.get("overrides") or {})
     grid = data.get("grid") or {}
     if not isinstance(grid, dict) or not grid:
@@ -128,7 +147,8 @@ def load_sweep(source: str | Path | dict) -> Sweep:
     empty = [k for k, v in grid.items() if not v]
     if empty:
         raise SweepError(f"{where}: grid key(s) {', '.join(empty)} have no values")
-    _check_keys(where, base, overrides, grid)
+    for b in bases:
+        _check_keys(where, b, overrides, grid)
     wls = data.get("workloads")
     if not isinstance(wls, list) or not wls:
         raise SweepError(f"{where}: 'workloads' is a list like [{{name: gemm, shape: [1024, 1024, 1024]}}]")
@@ -136,7 +156,15 @@ def load_sweep(source: str | Path | dict) -> Sweep:
     return Sweep(name=str(data.get("name") or (Path(where).stem if where != "<sweep>" else "sweep")),
                  base=base, grid=grid, workloads=workloads, overrides=overrides,
                  numerics=bool(data.get("numerics", False)), imports=imports,
-                 description=str(data.get("description", "")))
+                 description=str(data.get("description", "")), bases=bases, import_paths=import_paths)
+
+
+def with_import_paths(paths: Iterable[str]) -> None:
+    """Put these folders on sys.path (once each), so a sweep's `imports` find modules beside its file,
+    in this process and in each worker."""
+    for p in paths:
+        if p not in sys.path:
+            sys.path.insert(0, p)
 
 
 # what each key of a sweep file holds: a wrong type is refused rather than converted (`numerics: "no"`
@@ -144,7 +172,7 @@ def load_sweep(source: str | Path | dict) -> Sweep:
 SPEC_TYPES = {
     "name": (str, "a string"),
     "description": (str, "a string"),
-    "base": ((str, Path), "a config name or path"),
+    "base": ((str, Path, list), "a config name or path, or a list of them"),
     "overrides": (dict, "a mapping of dotted keys to values"),
     "grid": (dict, "a mapping of dotted keys to lists of values"),
     "workloads": (list, "a list of {name, shape}"),
@@ -158,6 +186,9 @@ def _check_types(where: str, data: dict) -> None:
         value = data.get(key)
         if value is not None and (not isinstance(value, typ) or (typ is not bool and isinstance(value, bool))):
             raise SweepError(f"{where}: {key} = {bounded_repr(value)}: {key} is {what}")
+    if isinstance(data.get("base"), list) and not all(isinstance(b, (str, Path)) for b in data["base"]):
+        raise SweepError(f"{where}: base = {bounded_repr(data['base'])}: base is a config name or path, or a list "
+                         f"of them")
     bad = [m for m in data.get("imports") or [] if not isinstance(m, str)]
     if bad:
         raise SweepError(f"{where}: imports = {bounded_repr(data['imports'])}: imports is a list of module names")
@@ -198,6 +229,7 @@ def run_point(point: dict) -> dict:
     wl = None
     row: dict[str, Any] = {"point": point["id"], "workload": point["workload"]}
     try:
+        with_import_paths(point.get("import_paths", []))
         import_modules(point.get("imports", []))
         wl = get_workload(point["workload"])
         row["shape"] = format_shape(wl, point["shape"])

@@ -87,6 +87,13 @@ class Machine:
             text += f" ({self._source}:{lines[pc]})"
         return text
 
+    def source_line(self, pc: int) -> tuple[str, int] | None:
+        """The kernel source file and line that made instruction `pc` of the running program, if known."""
+        lines = self._lines
+        if lines and 0 <= pc < len(lines) and lines[pc]:
+            return self._source, lines[pc]
+        return None
+
     # ---- tracing hooks (a tracer sits outside the model) ----------------------------------------
     def trace_issue(self, pe, cmd) -> None:
         if self.tracer is not None:

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 
 from . import energy as energy_model
 from .energy import Energy
+from .hints import hints
 
 ENGINES = ("dpe", "se", "re", "mlu", "dma")
 COMPUTE_UNITS = ("dpe", "se", "re", "vector")        # the units with a compute floor (and a FLOP/s roof)
@@ -93,6 +94,8 @@ class Report:
     dram: dict[str, float] = field(default_factory=dict)
     dpe_issued: float = 0.0                   # the DPE's FLOPs as issued: ops["dpe"] plus its tiles' padding
     energy: Energy | None = None              # joules by component, watts, perf/W (simulator/energy.py)
+    transfers: int = 0                        # DMA commands (transfers) the run issued
+    hints: list = field(default_factory=list)  # why it is slow and what to try (simulator/hints.py)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -187,6 +190,7 @@ def format_report(r: Report) -> str:
         lines.append("  stalls      " + stalls)
     if r.energy is not None:
         lines += energy_model.format_energy(r.energy, rf.flops, rf.dram_bytes, rf.bound)
+    lines += [f"  {'hints' if i == 0 else '':<10}  {h}" for i, h in enumerate(r.hints)]
     return "\n".join(lines)
 
 
@@ -299,6 +303,10 @@ def build_report(machine, program, wall: float) -> Report:
         issued_flops=flops - ops["dpe"] + dpe_issued)
     comp = compulsory(machine, max(compute_floors(useful).values()), dram, ms.sram_bytes, seconds)
     energy, machine.power_timeline = energy_model.measure(machine, cycles, flops)
+    transfers = sum(pe.engines["dma"].commands for pe in machine.pes)
+    programs = machine.grid[0] * machine.grid[1] * machine.grid[2]
+    advice = hints(cfg, rf.fraction, programs, transfers, by["dma"], util.get("dma", 0.0), dram_use, ops["dpe"],
+                   dpe_issued)
     return Report(
         kernel=program.name, config=cfg.name, grid=machine.grid, cycles=cycles, seconds=seconds,
         commands=sum(pe.core.issued for pe in machine.pes),
@@ -309,7 +317,7 @@ def build_report(machine, program, wall: float) -> Report:
         utilization=util, per_pe=per_pe, roofline=rf,
         wall_seconds=wall, numerics=machine.numerics, log=list(machine.log),
         stalls={k: dict(sorted(v.items(), key=lambda kv: -kv[1])) for k, v in stalls.items()},
-        compulsory=comp, dram=dram_use, dpe_issued=dpe_issued, energy=energy)
+        compulsory=comp, dram=dram_use, dpe_issued=dpe_issued, energy=energy, transfers=transfers, hints=advice)
 
 
 def noc_floor(ms, cfg) -> float:
@@ -388,7 +396,8 @@ def combine(reports: list[Report], kernel: str) -> Report:
                   per_pe=per_pe, roofline=rf, wall_seconds=sum(r.wall_seconds for r in reports),
                   numerics=all(r.numerics for r in reports), log=[x for r in reports for x in r.log],
                   stalls=stalls, compulsory=_combine_compulsory(reports), dram=weighted([r.dram for r in reports]),
-                  dpe_issued=sum(r.dpe_issued for r in reports),
+                  dpe_issued=sum(r.dpe_issued for r in reports), transfers=sum(r.transfers for r in reports),
+                  hints=list(dict.fromkeys(h for r in reports for h in r.hints)),
                   energy=(energy_model.combine([r.energy for r in reports], secs, flops, dram)
                           if all(r.energy is not None for r in reports) else None))
 

@@ -8,8 +8,8 @@ chrome://tracing open.
 Layout: one process per PE ("PE 3 (0, 3)") with one track per engine ("DPE", "SE", "RE", "MLU",
 "DMA") and a "core" track showing which program instance the control core is issuing. Each command
 is a complete event (`ph: X`) named by its mnemonic, from the cycle its engine starts it to the
-cycle the engine is free again, with the instruction text, program id and time spent waiting in its
-args. DMA transfers overlap (several are in flight), and slices on one track must nest, so DMA
+cycle the engine is free again, with the instruction text, program id, time spent waiting and the
+kernel source line that made it (`source`, file:line) in its args. DMA transfers overlap (several are in flight), and slices on one track must nest, so DMA
 spreads over lanes "DMA", "DMA #2", ... Counters (`ph: C`):
 each CB's occupancy in slots, each PE's DMA bandwidth per time window, and the traced PEs' total on
 a "chip" process; power in watts per window of `energy.peak_window_us` (simulator/energy.py), each
@@ -21,6 +21,9 @@ Times are microseconds: cycles / clock.
 Size stays bounded: `pes` keeps only some PEs, and `max_events` caps the events kept. Past the cap
 each track keeps every 2nd of its events, then every 4th, ... (uniform in time, so the timeline
 keeps its shape), and the file says so under `otherData` (`truncated`, `sampling_stride`).
+
+Beside the timeline, every command of a traced PE (sampled or not) adds to its source line's totals:
+`by_source_line()` lists lines by the cycles their engines stalled waiting for their inputs.
 
 The tracer sits outside the model: Machine calls `issue` and `complete` for every command, and the
 CB release hook is set only on traced PEs' CBs.
@@ -70,6 +73,8 @@ class Tracer:
         self._writer = weakref.WeakKeyDictionary()   # CB slot version's event -> seq of the X event that wrote it
         self._flows: list[tuple[int, int]] = []       # (producer seq, consumer seq)
         self._chip_power: list[tuple[float, float]] = []   # (time on the trace clock, chip watts)
+        self.lines: dict = {}            # (source file, line) or None -> totals of its commands (by_source_line)
+        self._engine_end: dict[tuple, float] = {}     # (pe, engine kind) -> when its latest command ended
 
     # ---- hooks Machine calls ----------------------------------------------------------------------
     def issue(self, pe, cmd) -> None:
@@ -97,9 +102,13 @@ class Tracer:
             self._pe_end[pe.index] = t1
         kind = cmd.engine.kind
         ins = cmd.ins       # the slice shows the mnemonic (short, groups alike commands); args the whole text
-        seq = self._record("X", pe.index, kind, t0, t1, ins.mnemonic,
-                           {"instruction": str(ins), "program": list(cmd.pid), "pc": cmd.pc,
-                            "waited_cycles": cmd.start - cmd.issued})
+        where = pe.machine.source_line(cmd.pc)
+        args = {"instruction": str(ins), "program": list(cmd.pid), "pc": cmd.pc,
+                "waited_cycles": cmd.start - cmd.issued}
+        if where is not None:
+            args["source"] = f"{where[0]}:{where[1]}"
+        self._count_line(pe, cmd, where)
+        seq = self._record("X", pe.index, kind, t0, t1, ins.mnemonic, args)
         if self.flows:
             self._link(cmd, seq)
         if not self.counters:
@@ -123,6 +132,28 @@ class Tracer:
                 for i, w in enumerate(timeline.watts(joules)):
                     self._record("C", pe, None, off + i * width, off + i * width, "power (W)", {"W": w})
         self._chip_power += [(off + i * width, w) for i, w in enumerate(timeline.watts(timeline.chip_joules))]
+    def _count_line(self, pe, cmd, where) -> None:
+        """Add the command to its source line's totals (every command of a traced PE, sampled or not).
+        Its stall is how long its engine sat ready for it, after the command processor's checks and
+        the engine's previous command, until its inputs (or space for its outputs) were there."""
+        key = (pe.index, cmd.engine.kind)
+        free = max(cmd.issued + pe.cfg.pe.cp_cycles, self._engine_end.get(key, 0.0))
+        self._engine_end[key] = max(cmd.end, self._engine_end.get(key, 0.0))
+        row = self.lines.get(where)
+        if row is None:
+            row = self.lines[where] = {"commands": 0, "busy_cycles": 0.0, "stall_cycles": 0.0, "mnemonics": {}}
+        row["commands"] += 1
+        row["busy_cycles"] += cmd.end - cmd.start
+        row["stall_cycles"] += max(0.0, cmd.start - free)
+        m = cmd.ins.mnemonic
+        row["mnemonics"][m] = row["mnemonics"].get(m, 0) + 1
+
+    def by_source_line(self) -> list[dict]:
+        """Each kernel source line's commands on the traced PEs, most stalled first: `source` (file),
+        `line` (None where the program has no line table, a hand-written one), `commands`, `busy_cycles`
+        (engine time), `stall_cycles` (see `_count_line`) and `mnemonics` (count of each)."""
+        rows = [{"source": w[0] if w else None, "line": w[1] if w else None, **r} for w, r in self.lines.items()]
+        return sorted(rows, key=lambda r: (-r["stall_cycles"], -r["busy_cycles"]))
 
     def _link(self, cmd, seq: int) -> None:
         """Arrows from the writers of the slots this command waited on; remember what it wrote."""
@@ -139,6 +170,7 @@ class Tracer:
     # ---- recording --------------------------------------------------------------------------------
     def _new_launch(self, machine) -> None:
         self._close_spans()
+        self._engine_end.clear()             # each launch's clock starts at 0
         self._env = machine.env
         self._offset = self._end
         self._program.clear()

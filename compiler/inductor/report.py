@@ -142,15 +142,26 @@ class ModelReport:
         (the chart itself is the application's: mtiasim.plots.model_roofline_chart)."""
         return [(k.name, k.report) for k in self.kernels]
 
+    def launch_labels(self) -> list[str]:
+        """Each launch's label, in order: its kernel's full name and the module its ops came from, so that
+        one kernel run for three layers (q, k and v projections) reads as three rows. Row i of `table` and
+        point i + 1 of the roofline chart (mtiasim.plots.model_roofline_chart) are launch i."""
+        return [f"{k.name} ({k.module})" if k.module else k.name for k in self.kernels]
+
     def table(self) -> str:
-        """The per-kernel table and the totals, as `mtiasim model` prints them."""
-        head = f"{'kernel':<44} {'aten ops':<34} {'grid':>12} {'cycles':>11} {'us':>9} {'roofline':>8}  bound"
-        lines = [head, "-" * len(head)]
-        for k in self.kernels:
-            ops = ", ".join(op.removeprefix("aten.") for op in k.aten_ops)
-            grid = "x".join(str(g) for g in k.grid if g != 1) or "1"
-            lines.append(f"{k.name[:44]:<44} {ops[:34]:<34} {grid:>12} {k.cycles:>11,} {k.seconds * 1e6:>9.2f} "
-                         f"{k.roofline_fraction:>7.1%}  {k.bound}")
+        """The per-kernel table and the totals, as `mtiasim model` prints them: names whole, each row
+        numbered as the chart numbers its point."""
+        rows = [(str(i), k.name, k.module or "-", ", ".join(op.removeprefix("aten.") for op in k.aten_ops),
+                 "x".join(str(g) for g in k.grid if g != 1) or "1", f"{k.cycles:,}", f"{k.seconds * 1e6:.2f}",
+                 f"{k.roofline_fraction:.1%}", k.bound) for i, k in enumerate(self.kernels, 1)]
+        names = ("#", "kernel", "module", "aten ops", "grid", "cycles", "us", "roofline", "bound")
+        right = (True, False, False, False, True, True, True, True, False)
+        widths = [max([len(n)] + [len(r[c]) for r in rows]) for c, n in enumerate(names)]
+
+        def line(cells):
+            return "  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(cells, widths, right)).rstrip()
+        head = line(names)
+        lines = [head, "-" * len(head)] + [line(r) for r in rows]
         lines.append("-" * len(head))
         host = ", ".join(f"{op} x{n}" for op, n in sorted(self.not_simulated.items())) or "none"
         lines.append(f"total {self.cycles:,} cycles = {self.seconds * 1e6:.2f} us on {self.config} in "

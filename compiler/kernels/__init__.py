@@ -22,6 +22,8 @@ class LibraryKernel:
     rtol: float = 1e-5
     atol: float = 1e-5
     dims: tuple = ()         # names of the shape's entries (for the CLI and sweeps)
+    blocks: tuple = ()       # block-size constexprs the host function takes as overrides (`-p BLOCK_M=128`);
+                             # left out, it picks them for the device's config (PEs, local store)
 
 
 def _load() -> dict[str, LibraryKernel]:

@@ -305,10 +305,10 @@ def make_decode_inputs(shape, rng):
 LIBRARY = [
     LibraryKernel("attention", "flash-attention forward, f16", attention, reference, make_inputs, (16, 1024, 64),
                   ((1, 64, 16), (2, 100, 32), (3, 130, 64)), rtol=2e-2, atol=2e-2,
-                  dims=("heads", "seq_len", "head_dim")),
+                  dims=("heads", "seq_len", "head_dim"), blocks=("BLOCK_M", "BLOCK_N")),
     LibraryKernel("attention_causal", "causal flash-attention forward, f16 (zigzag PE mapping)", attention_causal,
                   reference_causal, make_inputs, (16, 1024, 64), ((1, 64, 16), (2, 100, 32), (3, 130, 64)),
-                  rtol=2e-2, atol=2e-2, dims=("heads", "seq_len", "head_dim")),
+                  rtol=2e-2, atol=2e-2, dims=("heads", "seq_len", "head_dim"), blocks=("BLOCK_M", "BLOCK_N")),
     LibraryKernel("attention_decode", "flash-decoding: one query token against a KV cache, split-K and a combine, f16",
                   attention_decode, reference_decode, make_decode_inputs, (32, 8, 2048, 128),
                   ((2, 2, 300, 16), (8, 2, 200, 32), (4, 1, 130, 64)), rtol=2e-2, atol=2e-2,

@@ -50,13 +50,22 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
 
+def fits(bm: int, bn: int, bk: int, ls_bytes: int) -> bool:
+    """Whether the kernel's tiles fit a PE's local store at their smallest depths: the f32 accumulator,
+    one slot of each f16 operand block, and the 1 KiB the backend keeps for register spills (the
+    allocator deepens the operand buffers where room is left). Checked against compiles at 128-512 KiB."""
+    return bm * bn * 4 + (bm * bk + bk * bn) * 2 + 1024 <= ls_bytes
+
+
 def pick_blocks(M: int, N: int, K: int) -> dict:
-    """Output tiles for the device's PEs, as GPU host code sizes tiles by its SMs (the driver's device
-    properties): the largest (they fill the DPE and reuse operands most; 256x256 f32 accumulators just
-    fit MTIA 2i's local store) whose last wave of programs still keeps 90% of the PEs busy, else the
-    candidate that keeps the most busy."""
-    pes = triton.runtime.driver.active.utils.get_device_properties(0)["multiprocessor_count"]
-    tiles = [(256, 256), (256, 128), (128, 256), (128, 128), (128, 64), (64, 64), (64, 32), (32, 32)]
+    """Output tiles for the device's PEs, as GPU host code sizes tiles by its SMs and shared memory (the
+    driver's device properties): of the tiles that fit the local store, the largest (they fill the DPE
+    and reuse operands most; 256x256 f32 accumulators just fit MTIA 2i's 384 KiB) whose last wave of
+    programs still keeps 90% of the PEs busy, else the candidate that keeps the most busy."""
+    props = triton.runtime.driver.active.utils.get_device_properties(0)
+    pes = props["multiprocessor_count"]
+    tiles = [t for t in [(256, 256), (256, 128), (128, 256), (128, 128), (128, 64), (64, 64), (64, 32), (32, 32)]
+             if fits(*t, 32, props["max_shared_mem"])] or [(32, 32)]
 
     def busy(bm, bn):          # the fraction of PE-waves that have a program to run
         n = triton.cdiv(M, bm) * triton.cdiv(N, bn)
@@ -99,8 +108,10 @@ def make_inputs(shape, rng):
 
 LIBRARY = [
     LibraryKernel("matmul", "C = A @ B, f16 in, f32 accumulate, grouped tile order", matmul, reference, make_inputs,
-                  (2048, 2048, 2048), ((64, 64, 32), (100, 130, 70), (256, 192, 160)), rtol=2e-2, atol=2e-2, dims=("M", "N", "K")),
+                  (2048, 2048, 2048), ((64, 64, 32), (100, 130, 70), (256, 192, 160)), rtol=2e-2, atol=2e-2, dims=("M", "N", "K"),
+                  blocks=("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")),
     LibraryKernel("matmul_leaky_relu", "C = leaky_relu(A @ B), the activation fused before the store",
                   matmul_leaky_relu, reference_leaky_relu, make_inputs, (2048, 2048, 2048),
-                  ((64, 64, 32), (100, 130, 70)), rtol=2e-2, atol=2e-2, dims=("M", "N", "K")),
+                  ((64, 64, 32), (100, 130, 70)), rtol=2e-2, atol=2e-2, dims=("M", "N", "K"),
+                  blocks=("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")),
 ]

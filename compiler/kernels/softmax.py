@@ -44,4 +44,4 @@ def make_inputs(shape, rng):
 
 LIBRARY = [LibraryKernel("softmax", "row softmax, f32, rows kept in the local store", softmax, reference,
                          make_inputs, (4096, 1024), ((1, 7), (37, 130), (128, 1000)), rtol=1e-5, atol=1e-6,
-                         dims=("rows", "cols"))]
+                         dims=("rows", "cols"), blocks=("ROWS_PER_PROGRAM",))]

@@ -16,6 +16,7 @@ if every config fails, the first one's error is raised. TRITON_PRINT_AUTOTUNING=
 """
 from __future__ import annotations
 
+import contextvars
 import math
 import os
 import time
@@ -28,6 +29,14 @@ from . import trials
 # trials left reaches this: forking the pool and collecting results costs tens of milliseconds, which
 # a few quick trials would not earn back.
 PARALLEL_MIN_SECONDS = 1.0
+
+_IN_TRIAL = contextvars.ContextVar("autotune_trial", default=False)
+
+
+def in_trial() -> bool:
+    """Whether the launch running now is an autotuning trial (timing only, its results not kept): for
+    tools that list a script's launches (`mtiasim run SCRIPT.py`) and label trials as such."""
+    return _IN_TRIAL.get()
 
 
 class Config:
@@ -142,7 +151,11 @@ class Autotuner(_Wrapper):
         if config.pre_hook is not None:   # as Triton: before every trial (tutorial 09 sets TMA blocks here)
             config.pre_hook(self._named(args, full))
         full["numerics"] = False
-        record = self.fn.run(*args, grid=grid, _commit=False, **full)
+        token = _IN_TRIAL.set(True)
+        try:
+            record = self.fn.run(*args, grid=grid, _commit=False, **full)
+        finally:
+            _IN_TRIAL.reset(token)
         return record.cycles
 
     def _trials(self, configs: list, args, kwargs, grid) -> tuple[dict, Exception | None]:

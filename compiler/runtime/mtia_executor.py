@@ -144,6 +144,11 @@ class MtiaExecutor:
         finally:        # unmapped, so a caller's Machine runs its next launch at the same addresses
             for _, alloc in allocs:
                 machine.gmem.free(alloc)
+        if options.num_stages not in (None, DEFAULT_NUM_STAGES) and not _has_loop(prog):
+            hint = (f"num_stages={options.num_stages} changed nothing: {compiled.name} has no loop to pipeline "
+                    f"(stages overlap a loop's iterations); drop it, or loop over K or rows")
+            if hint not in rep.hints:
+                rep.hints.append(hint)
         if machine.numerics:            # the run succeeded and computed its results: hand the bytes back
             for buf, alloc in allocs:
                 if not buf.lazy:
@@ -153,6 +158,18 @@ class MtiaExecutor:
                              programs=grid[0] * grid[1] * grid[2], numerics=machine.numerics, config=cfg.name,
                              roofline=rep.roofline, utilization=rep.utilization, report=rep,
                              broadcast_reads=launched.broadcasts, switched_off=launched.switched_off)
+
+
+DEFAULT_NUM_STAGES = 3        # LaunchOptions' default, as Triton's
+
+
+def _has_loop(program) -> bool:
+    """Whether the program branches back to an earlier instruction: a loop that num_stages can pipeline."""
+    for i, ins in enumerate(program.instrs):
+        target = getattr(ins, "target", None)
+        if isinstance(target, str) and program.labels.get(target, len(program.instrs)) <= i:
+            return True
+    return False
 
 
 register_executor("mtia", MtiaExecutor())

@@ -12,10 +12,12 @@ and prints the stages of every kernel it launched. A library kernel is compiled 
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 from pathlib import Path
 
-from ..cli import UsageError, command, config_arg, config_from_args, json_arg, set_arg
+from ..cli import UsageError, command, config_arg, config_from_args, json_arg, output_path, set_arg
 
 
 def _compile_args(p) -> None:
@@ -26,6 +28,8 @@ def _compile_args(p) -> None:
                    help=f"stage(s) to print: ir, ir.frontend, mtia.<pass> (IR after a backend pass), "
                         f"{', '.join(STAGES[1:])}; repeatable (default: mtia-asm)")
     p.add_argument("--list-stages", action="store_true", help="list the stages instead of printing them")
+    p.add_argument("--no-source", action="store_true",
+                   help="mtia-asm without the kernel's source lines as comments (the compiled stage's text as is)")
     p.add_argument("args", nargs="*", help="arguments passed to the script (after --)")
     config_arg(p)
     set_arg(p)
@@ -50,7 +54,7 @@ def _shape(text: str | None, kernel) -> tuple | None:
 
 
 def _launches(target: str, script_args: list[str], config: str, sets: list[str], shape_text: str | None,
-              compile_only: bool):
+              compile_only: bool, script_to_stderr: bool = False):
     from simulator import use_config
 
     from ..script_runs import library_launches, run_script
@@ -62,8 +66,10 @@ def _launches(target: str, script_args: list[str], config: str, sets: list[str],
                                  f"no such script: {target}")
             if shape_text:
                 raise UsageError(f"--shape sets a library kernel's shape; the script {target} makes its own arrays")
-            # a script may look at what its launches returned, so its launches really run
-            return cfg, run_script(target, script_args, compile_only=False)
+            # a script may look at what its launches returned, so its launches really run; what it prints
+            # goes to stderr where stdout is the command's own (stages, JSON)
+            with contextlib.redirect_stdout(sys.stderr) if script_to_stderr else contextlib.nullcontext():
+                return cfg, run_script(target, script_args, compile_only=False)
         from compiler.kernels import library
         if target not in library():
             raise UsageError(f"{target[:200]!r} is neither a script (.py) nor a library kernel "
@@ -76,8 +82,8 @@ def _launches(target: str, script_args: list[str], config: str, sets: list[str],
 def cmd_compile(a) -> int:
     from simulator import use_config
 
-    from ..script_runs import stage_text
-    cfg, launches = _launches(a.target, a.args, a.config, a.set, a.shape, compile_only=True)
+    from ..script_runs import stage_text, with_source_lines
+    cfg, launches = _launches(a.target, a.args, a.config, a.set, a.shape, compile_only=True, script_to_stderr=True)
     seen, out = set(), []
     with use_config(cfg):
         for ln in launches:
@@ -90,7 +96,10 @@ def cmd_compile(a) -> int:
                 continue
             for stage in a.stage or ["mtia-asm"]:
                 try:
-                    out.append({"kernel": c.name, "stage": stage, "text": stage_text(c, stage)})
+                    text = stage_text(c, stage)
+                    if stage == "mtia-asm" and not a.no_source:
+                        text = with_source_lines(text)
+                    out.append({"kernel": c.name, "stage": stage, "text": text})
                 except KeyError as e:
                     raise UsageError(str(e.args[0])) from None
     if a.json:
@@ -108,15 +117,29 @@ def cmd_compile(a) -> int:
 def cmd_run_script(a) -> int:
     """`mtiasim run SCRIPT.py` (mtiasim/commands/run.py hands it here): every launch of the script
     on the simulator, one report each."""
-    cfg, launches = _launches(a.workload, a.args, a.config, a.set, None, compile_only=False)
+    if a.json_out:
+        output_path(a.json_out, "JSON", "runs.json", (".json",))
+    cfg, launches = _launches(a.workload, a.args, a.config, a.set, None, compile_only=False, script_to_stderr=a.json)
+    data = [{**ln.record.report.to_dict(), "autotune_trial": ln.trial} for ln in launches]
+    if a.json_out:          # the reports as JSON in a file; stdout keeps the script's prints and the reports
+        from .common import written
+        written(a.json_out, lambda: Path(a.json_out).write_text(json.dumps(data, default=str, indent=2)))
     if a.json:
-        print(json.dumps([ln.record.report.to_dict() for ln in launches], default=str, indent=2))
+        print(json.dumps(data, default=str, indent=2))
         return 0
     if not launches:
         print(f"{a.workload} launched no kernels")
     for ln in launches:
+        if ln.trial:
+            print(f"autotune trial ({', '.join(f'{k}={v}' for k, v in _constexprs(ln.compiled).items())}; timing "
+                  f"only, its results not kept):")
         print(ln.record.report)
     return 0
+
+
+def _constexprs(compiled) -> dict:
+    """The constexprs a launch compiled with (what an autotune trial tries)."""
+    return dict(getattr(compiled, "constexprs", None) or {})
 
 
 def cmd_bench_compile(a) -> int:

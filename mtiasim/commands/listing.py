@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..cli import command, json_arg
+from ..cli import UsageError, command, json_arg
 
 
 def _workloads_args(p) -> None:
@@ -28,7 +28,8 @@ def cmd_workloads(a) -> int:
 
 
 def _configs_args(p) -> None:
-    p.add_argument("--config", metavar="NAME|PATH", help="show every value of one config instead of the list")
+    p.add_argument("name", nargs="?", metavar="NAME|PATH", help="show every value of this config instead of the list")
+    p.add_argument("--config", metavar="NAME|PATH", help="the same as NAME")
     json_arg(p)
 
 
@@ -37,8 +38,10 @@ def cmd_configs(a) -> int:
     from simulator.config import CONFIG_DIR, load_config
 
     from ..tables import format_table
-    if a.config:
-        cfg = load_config(a.config)
+    if a.name and a.config and a.name != a.config:
+        raise UsageError(f"configs {a.name} --config {a.config}: name one config")
+    if a.name or a.config:
+        cfg = load_config(a.name or a.config)
         print(json.dumps(cfg.model_dump(), indent=2) if a.json else _config_text(cfg))
         return 0
     rows = []

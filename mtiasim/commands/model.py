@@ -8,11 +8,14 @@ listing the commands does not need it.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import runpy
 from pathlib import Path
 
 from ..cli import UsageError, command, config_arg, config_from_args, json_arg, output_path, set_arg
+
+CHART_FORMATS = (".png", ".svg", ".pdf")     # mtiasim.plots.SAVE_FORMATS, named without importing matplotlib
 
 
 def load_script(path: str) -> tuple[object, tuple]:
@@ -35,6 +38,9 @@ def max_error(out, expected) -> float:
 def _model_args(p) -> None:
     p.add_argument("script", help="a Python file defining `model` and `inputs`")
     p.add_argument("-o", "--chart", help="where to save the kernels' roofline chart (default: SCRIPT_roofline.png)")
+    p.add_argument("-v", "--verbose", action="store_true", help="show Inductor's own logs (its autotuning of each GEMM)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="simulate again even if this script, model, inputs and config ran before (MTIASIM_CACHE_DIR)")
     config_arg(p)
     set_arg(p)
     json_arg(p)
@@ -44,22 +50,52 @@ def _model_args(p) -> None:
 def cmd_model(a) -> int:
     import torch
 
-    from compiler.inductor import simulate
-    from simulator.config import use_config
+    from compiler.runtime import disk_cache
 
-    from ..plots import SAVE_FORMATS, model_roofline_chart
+    from ..model_runs import load_run, quiet_inductor, recorded, run_key, store_run
     path = output_path(a.chart or f"{Path(a.script).stem}_roofline.png", "roofline chart", "roofline.png",
-                       SAVE_FORMATS)
+                       CHART_FORMATS)
     cfg = config_from_args(a.config, a.set)
     model, inputs = load_script(a.script)
-    with use_config(cfg):
-        out, report = simulate(model, *inputs)
+    key = None if a.no_cache else run_key(a.script, model, inputs, cfg)
+    run = load_run(key)
+    cached = run is not None
+    if not cached:
+        from compiler.inductor import simulate  # (seconds to import: not on a cached run)
+        from simulator.config import use_config
+        with use_config(cfg), (contextlib.nullcontext() if a.verbose else quiet_inductor()):
+            out, report = simulate(model, *inputs)
+        run = recorded(out, report)
+        store_run(key, run)
     with torch.no_grad():
-        error = max_error(out, model(*inputs))
-    model_roofline_chart(report, cfg).save(path)
+        error = max_error(run["outputs"], model(*inputs))
+    _save_chart(run, cfg, path, key)
     if a.json:
-        print(json.dumps({**report.to_dict(), "max_error": error, "chart": path}, default=str, indent=2))
+        print(json.dumps({**run["dict"], "max_error": error, "chart": path, "from_cache": cached},
+                         default=str, indent=2))
         return 0
-    print(report.table())
+    table = run["table"]
+    if cached:          # the host time is the first run's: say so where it is printed
+        table = table.replace(" s of host time", " s of host time, in the run that filled the cache")
+    print(table)
+    if cached:
+        print(f"(the outputs and report of an earlier run of this model, inputs and config, from the cache in "
+              f"{disk_cache.root()}: nothing compiled, tuned or simulated; --no-cache runs it again)")
     print(f"check max |out - eager| = {error:.3g}; roofline chart of the kernels: {path}")
     return 0
+
+
+def _save_chart(run: dict, cfg, path: str, key: str | None) -> None:
+    """The kernels' roofline chart, numbered as the table's `#` column (point i is row i); a chart this
+    run already saved in this format is written from the cache (drawing one takes seconds)."""
+    from ..model_runs import chart_key, store_run
+    from .common import written
+    which = chart_key(path)
+    saved = run.setdefault("charts", {}).get(which)
+    if saved is not None:
+        written(path, lambda: Path(path).write_bytes(saved))
+        return
+    from ..plots import roofline_chart
+    roofline_chart(run["runs"], configs=[cfg], numbers=range(1, len(run["runs"]) + 1)).save(path)
+    run["charts"][which] = Path(path).read_bytes()
+    store_run(key, run)

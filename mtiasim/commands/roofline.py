@@ -10,8 +10,8 @@ from .common import percent, written
 
 def _roofline_args(p) -> None:
     p.add_argument("runs", nargs="*", metavar="WORKLOAD[:SHAPE]",
-                   help="workloads to place, e.g. gemm:2048x2048x2048 softmax:R=4096,C=1024 (default: every "
-                        "workload at its quick shape)")
+                   help="workloads to place, e.g. gemm:2048x2048x2048 softmax:R=4096,C=1024; a name alone runs "
+                        "its default shape (`mtiasim workloads`); none: every workload at its quick shape")
     p.add_argument("-o", "--out", default="roofline.png", help="chart file, .png, .svg or .pdf (default roofline.png)")
     p.add_argument("--utilization", metavar="PATH", help="also draw engine utilisation per run to PATH")
     p.add_argument("--numerics", action="store_true", help="compute the results too (default: timing only)")
@@ -29,26 +29,32 @@ def cmd_roofline(a) -> int:
     for path in filter(None, [a.out, a.utilization]):
         output_path(path, "chart", "roofline.png", SAVE_FORMATS)
     configs = [config_from_args(c, a.set) for c in (a.config or [DEFAULT_CONFIG])]
-    specs = []
+    specs = []                     # (workload, shape, where the shape came from)
     for item in a.runs or [f"{n}" for n in workloads()]:
         name, _, shape_text = item.partition(":")
         w = get_workload(name)
-        specs.append((w, w.shape(shape_text) if shape_text else w.quick_shape))
-    repeated = {w.name for w, _ in specs if sum(1 for v, _ in specs if v.name == w.name) > 1}
+        if shape_text:
+            specs.append((w, w.shape(shape_text), "given"))
+        elif a.runs:               # named alone: the shape `mtiasim run NAME` runs, so the two agree
+            specs.append((w, w.shape(None), "its default shape"))
+        else:                      # every workload: the small shapes that keep this to a minute or so
+            specs.append((w, w.quick_shape, "its quick shape"))
     runs = []
     for cfg in configs:
-        for w, shape in specs:
-            label = f"{w.name} {format_shape(w, shape)}" if w.name in repeated else w.name
-            runs.append((label, w(cfg, shape, a.numerics)))
+        for w, shape, _ in specs:
+            runs.append((f"{w.name} {format_shape(w, shape)}", w(cfg, shape, a.numerics)))    # shapes in labels
     chart = roofline_chart(runs, configs=configs)
     written(a.out, lambda: chart.save(a.out))
     if a.utilization:
-        util = utilization_chart([(f"{lbl} on {r.config}", r) for lbl, r in runs])
+        util = utilization_chart(runs)             # grouped by config, a hue per workload
         written(a.utilization, lambda: util.save(a.utilization))
     if a.json:
         print(json.dumps({"out": a.out, "points": chart.points, "roofs": chart.roofs}, default=str, indent=2))
         return 0
     print(points_table(chart.points))
+    chosen = sorted({why for _, _, why in specs if why != "given"})
+    if chosen:
+        print(f"\nshapes: {' and '.join(chosen)} where none was given (name:SHAPE picks one)")
     print(f"\nwrote {a.out}" + (f" and {a.utilization}" if a.utilization else ""))
     return 0
 

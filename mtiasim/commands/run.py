@@ -2,8 +2,10 @@
 launches (`mtiasim run FILE.py`, in mtiasim/commands/compile.py)."""
 from __future__ import annotations
 
-from ..cli import UsageError, command, config_arg, config_from_args, json_arg, set_arg
-from .common import workload_and_shape, workload_args
+from pathlib import Path
+
+from ..cli import UsageError, command, config_arg, config_from_args, json_arg, output_path, set_arg
+from .common import workload_and_shape, workload_args, written
 
 
 def _run_args(p) -> None:
@@ -12,6 +14,7 @@ def _run_args(p) -> None:
     config_arg(p)
     set_arg(p)
     json_arg(p)
+    p.add_argument("--json-out", metavar="FILE", help="also write the JSON to FILE (stdout keeps the report)")
 
 
 @command("run", "simulate a workload and print its report", _run_args)
@@ -21,9 +24,13 @@ def cmd_run(a) -> int:
     if a.args:
         raise UsageError(f"{' '.join(a.args)[:200]}: arguments after the workload are for scripts (.py); "
                          f"a library workload takes --shape and -p")
+    if a.json_out:
+        output_path(a.json_out, "JSON", "run.json", (".json",))
     w, shape = workload_and_shape(a.workload, a.shape, a.param, a.region)
     cfg = config_from_args(a.config, a.set)
     run = w.execute(cfg, shape, numerics=not a.timing_only)
+    if a.json_out:
+        written(a.json_out, lambda: Path(a.json_out).write_text(run.report.to_json(indent=2)))
     if a.json:
         print(run.report.to_json(indent=2))
         return 0

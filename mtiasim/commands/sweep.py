@@ -32,7 +32,7 @@ def cmd_sweep(a) -> int:
     sw = load_sweep(a.sweep)
     if a.config:
         load_config(a.config)                     # fail here, once, if the name is wrong
-        sw.base = a.config
+        sw.base, sw.bases = a.config, [a.config]
     out = Path(a.out) if a.out else Path(f"{sw.name}.csv")
     try:
         res = run_sweep(sw, out, workers=a.workers, scheduler=a.scheduler, progress=not a.no_progress,
@@ -53,7 +53,7 @@ def cmd_sweep(a) -> int:
 
 def sweep_table(res) -> str:
     from ..tables import format_table
-    knobs = list(res.sweep.grid)
+    knobs = (["config"] if len(res.sweep.bases) > 1 else []) + list(res.sweep.grid)   # several bases: say which
     ids = {p["id"] for p in res.sweep.points()}
     rows = []
     for r in res.rows:
@@ -61,7 +61,7 @@ def sweep_table(res) -> str:
             continue
         row = {k: r.get(k) for k in ["workload", "shape", *knobs]}
         if r.get("error"):
-            row["result"] = "error: " + str(r["error"]).splitlines()[0][:100]
+            row["result"] = "error: " + first_clause(str(r["error"]))
         else:
             row.update({"us": r["seconds"] * 1e6, "% of roof": 100 * r["roofline_fraction"],
                         "% of compulsory": percent(r.get("compulsory_fraction")), "bound": r["bound"],
@@ -81,3 +81,13 @@ def perf_per_watt(r: dict) -> str:
         return f"{r['dram_gbps_per_watt']:.3g} GB/s/W"
     return f"{r['tflops_per_watt']:.3g} TFLOPS/W"
 
+
+
+def first_clause(error: str, cap: int = 240) -> str:
+    """An error's first clause, whole: its first line up to the first '; ' (where the detail and what to
+    try begin), never cut mid-word; past `cap` characters it ends at a word with '...'."""
+    line = error.strip().splitlines()[0] if error.strip() else ""
+    clause = line.split("; ")[0]
+    if len(clause) <= cap:
+        return clause
+    return clause[:cap].rsplit(" ", 1)[0] + " ..."

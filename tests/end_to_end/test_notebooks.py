@@ -17,7 +17,7 @@ NOTEBOOKS = ROOT / "notebooks"
 # (a figure is shown with what it counts: "% of roof" beside "% of compulsory", the tutorial-style GB/s
 # as the arguments' bytes, which the output's dirty lines in the LLC let run past DRAM's bandwidth)
 EXPECTED = {"roofline.ipynb": ("softmax", "gemm", "% of compulsory"),
-            "sweep.ipynb": ("softmax", "gemm", "% of compulsory", "TFLOPS/W"),
+            "sweep.ipynb": ("softmax", "matmul", "attention", "% of compulsory", "TFLOPS/W"),
             "memory.ipynb": ("dram_copy: ECC on makes it", "NoC links at 86.4 GB/s", "gemm", "% of compulsory"),
             "first_kernel.ipynb": ("max |y - numpy|", "unwritten elements: 0", "rmsnorm-rows-per-program",
                                    "local store", "arrows", "SE waited for: {'data x (dma)'",

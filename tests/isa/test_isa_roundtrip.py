@@ -74,3 +74,15 @@ def test_asm_errors_name_the_line():
         Program.from_asm(".kernel k\n    se.exp cb1.push:f32[8], cb2:f32[8]\n")
     with pytest.raises(AsmError, match=r"addi: expected 3 operand\(s\) \(rd, rs1, imm\), got 2"):
         Program.from_asm(".kernel k\n    addi x1, x2\n")
+
+
+def test_source_comments_leave_the_program_as_it_was():
+    """`to_asm(notes, headings)` (the kernel's file:line after an instruction, its source line above it) prints
+    comments the parser skips: the text with them parses back to the same program."""
+    p = _program()
+    notes = {i: f"test.py:{10 + i // 3}" for i in range(len(p.instrs))}
+    headings = {i: f"{10 + i // 3}: x = tl.load(p + offs)  # a comment\nin the source" for i in range(0, len(p.instrs), 3)}
+    text = p.to_asm(notes, headings)
+    assert "  # test.py:10\n" in text and "    # 10: x = tl.load(p + offs)  # a comment in the source\n" in text
+    assert text.count("\n") == p.to_asm().count("\n") + len(headings)
+    assert Program.from_asm(text) == p

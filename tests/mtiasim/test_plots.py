@@ -136,3 +136,39 @@ def test_perf_per_watt_chart_picks_the_metric_by_bound(runs):
                               else "tflops_per_watt")
     y = {p["workload"]: p["y"] for p in chart.points}
     assert y["softmax"] == pytest.approx(runs["softmax"].energy.dram_bytes_per_joule / 1e9)
+def _overlap(a, b) -> float:
+    w, h = min(a.x1, b.x1) - max(a.x0, b.x0), min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def test_labels_never_cover_one_another_the_legend_or_the_key(runs):
+    """Ten runs at one spot, named (not numbered), and twenty numbered ones beside a key: measured on the
+    drawn figure, no label's box overlaps another's, the legend's or the key's."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+    for pairs, numbered in (([(f"softmax {i}", runs["softmax"]) for i in range(10)], False),
+                            ([(f"r{i}", runs["softmax" if i % 2 else "gemm"]) for i in range(20)], True)):
+        chart = roofline_chart(pairs, numbered=numbered)
+        fig = chart.figure
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        ax = fig.axes[0]
+        # each label's text (Text's own extent: an annotation's would take in its leader line)
+        boxes = [Text.get_window_extent(t, renderer) for t in ax.texts] + [ax.get_legend().get_window_extent(renderer)]
+        assert len(ax.texts) >= len(pairs)
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                assert _overlap(a, b) == 0, (a, b)
+
+
+def test_utilization_bars_group_by_config_one_hue_per_workload(cfg, runs):
+    v1 = load_config("mtia-v1")
+    softmax_v1 = get_workload("softmax")(v1, (4096, 1024), numerics=False)
+    chart = utilization_chart([("gemm", runs["gemm"]), ("softmax", runs["softmax"]), ("softmax", softmax_v1)])
+    bars = chart.figure.axes[0].patches
+    drawn = len(bars) // 6                             # runs: each draws a bar per engine (5 and the core)
+    colours = [to_hex(bars[i * 6].get_facecolor()) for i in range(drawn)]
+    hatches = [bars[i * 6].get_hatch() or "" for i in range(drawn)]
+    assert colours[1] == colours[2] != colours[0]      # softmax on both configs: one hue
+    assert hatches[0] == hatches[1] != hatches[2]      # mtia-2i's two runs, then mtia-v1's
