@@ -13,7 +13,8 @@ out), every DRAM (or SRAM) byte at full bandwidth, or the busiest NoC link's byt
 `bound` names the unit that sets the floor: dpe, se, re, vector, mlu, dram, sram or noc.
 
 The compulsory floor judges the traffic itself: the bytes the kernel's arguments must move at least
-once (each array read counts its size, each array written its size again) at DRAM (arrays in DRAM)
+once (each array read counts the DRAM lines of it the run touched, each array written those again: all
+of a dense operand, the named rows of a gathered table; simulator/chip/footprint.py) at DRAM (arrays in DRAM)
 and SRAM (all of them) bandwidth, and the useful work at each unit's peak. A kernel that moves 7x
 those bytes shows it here, however well it uses the bandwidth it spends: its roofline fraction is
 measured against its own traffic, its compulsory `fraction` against what the kernel must move, and
@@ -64,6 +65,8 @@ class Compulsory:
     dram_ratio: float                 # DRAM bytes this run moved / dram_bytes (nan when 0)
     sram_ratio: float                 # SRAM bytes this run moved / sram_bytes
     fraction: float = 0.0             # floor_seconds / the run's seconds: "% of compulsory"
+    argument_bytes: float = 0.0       # the arguments' whole sizes, read once and written once (sram_bytes
+                                      # is less where the run touched only part of one: a gather's table)
 
 
 @dataclass
@@ -183,7 +186,7 @@ def format_report(r: Report) -> str:
         moved = (f"moved {c.dram_ratio:.2f}x those bytes from DRAM, " if c.dram_bytes else "moved ") + \
                 f"{c.sram_ratio:.2f}x through SRAM"
         lines.append(f"  compulsory  {100 * c.fraction:.1f}% of the compulsory floor: dram {c.floors['dram'] * 1e6:,.2f} us, "
-                     f"sram {c.floors['sram'] * 1e6:,.2f} us ({_si(c.sram_bytes, 'B')} of arguments, each read or "
+                     f"sram {c.floors['sram'] * 1e6:,.2f} us ({_si(c.sram_bytes, 'B')} of arguments{_part(c)}, each read or "
                      f"written once); {moved}")
     stalls = format_stalls(r.stalls)
     if stalls:
@@ -327,11 +330,18 @@ def noc_floor(ms, cfg) -> float:
     return busiest / (cfg.noc.link_gbps * 1e9)
 
 
+def _part(c: Compulsory) -> str:
+    """How much of the arguments the run touched, where that is not all of them."""
+    if c.argument_bytes and c.sram_bytes < 0.999 * c.argument_bytes:
+        return f" it touched, of {_si(c.argument_bytes, 'B')} in all"
+    return ""
+
+
 def compulsory(machine, compute_floor: float, dram_moved: float, sram_moved: float, seconds: float) -> Compulsory:
     """The floor of the bytes the arguments must move: every array argument the run read counts its
     size once, every one it wrote once more (at DRAM: less what a write-back LLC can keep dirty)."""
     cfg, ms = machine.cfg, machine.memsys
-    dram_read = dram_written = sram_b = 0.0
+    dram_read = dram_written = sram_b = sizes = 0.0
     seen = set()
     for addr in getattr(machine, "arg_addrs", ()):
         a = machine.gmem.find(addr)
@@ -340,6 +350,12 @@ def compulsory(machine, compute_floor: float, dram_moved: float, sram_moved: flo
         seen.add(a.base)
         how = ms.touched.get(a.base, 0)
         read, written = a.data.size * (how & 1), a.data.size * (how >> 1)
+        sizes += read + written
+        if a.region == "dram" and a.data.size:
+            # only the lines it touched: a gather reads the rows its indices name, not the whole table
+            first, last = a.base // ms.line, (a.base + a.data.size - 1) // ms.line
+            read = min(read, ms.footprint.lines_in(first, last, False) * ms.line)
+            written = min(written, ms.footprint.lines_in(first, last, True) * ms.line)
         sram_b += read + written
         if a.region == "dram":
             dram_read, dram_written = dram_read + read, dram_written + written
@@ -348,7 +364,7 @@ def compulsory(machine, compute_floor: float, dram_moved: float, sram_moved: flo
     floors = {"compute": compute_floor, "dram": dram_b / (cfg.dram.bandwidth_gbps * 1e9),
               "sram": sram_b / (cfg.sram.gbps * 1e9)}
     floor = max(floors.values())
-    return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, floors=floors, floor_seconds=floor,
+    return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, argument_bytes=sizes, floors=floors, floor_seconds=floor,
                       dram_ratio=dram_moved / dram_b if dram_b else float("nan"),
                       sram_ratio=sram_moved / sram_b if sram_b else float("nan"),
                       fraction=floor / seconds if seconds else 0.0)
@@ -411,7 +427,7 @@ def _combine_compulsory(reports: list[Report]) -> Compulsory | None:
     moved_d = sum(r.bytes["dram_read"] + r.bytes["dram_write"] for r in reports)
     moved_s = sum(r.bytes["sram"] for r in reports)
     floor, secs = sum(c.floor_seconds for c in cs), sum(r.seconds for r in reports)
-    return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, floors=floors, floor_seconds=floor,
+    return Compulsory(dram_bytes=dram_b, sram_bytes=sram_b, argument_bytes=sum(c.argument_bytes for c in cs), floors=floors, floor_seconds=floor,
                       dram_ratio=moved_d / dram_b if dram_b else float("nan"),
                       sram_ratio=moved_s / sram_b if sram_b else float("nan"),
                       fraction=floor / secs if secs else 0.0)

@@ -36,6 +36,7 @@ from ..errors import ProgramError, SanitizerError
 from ..signal import Signal
 from .dram import Dram
 from .fair_link import FairLink
+from .footprint import Footprint
 from .link import Link
 from .llc import LLC
 from .noc import Noc
@@ -127,6 +128,7 @@ class MemorySystem:
         self.prefetched = 0                   # lines prefetch brought in
         self.discarded = 0                    # dirty lines dead-tensor hints dropped
         self.touched: dict[int, int] = {}     # allocation base -> 1 read | 2 written
+        self.footprint = Footprint()          # the distinct DRAM lines read and written (compulsory floor)
         self.broadcasts: dict[tuple, dict] = {}
         self.bcast_seq: dict[tuple, int] = {}
 
@@ -315,6 +317,7 @@ class MemorySystem:
     def _load(self, now: float, acc: Access) -> float:
         """Read lines through the LLC; return when the last one is in SRAM."""
         lines = self.lines(acc)
+        self.footprint.note(lines, False)
         hit, ready = self.llc.lookup(lines, now)
         n_hit = int(np.count_nonzero(hit))
         self.llc.hits += n_hit
@@ -347,6 +350,7 @@ class MemorySystem:
     def _store(self, now: float, acc: Access) -> float:
         """Write lines; return when the bytes that go to DRAM are through (`now` if none do)."""
         lines, cov = self.line_cover(acc)
+        self.footprint.note(lines, True)
         llc = self.llc
         present, slots = llc.find(lines)
         hits = int(present.sum())

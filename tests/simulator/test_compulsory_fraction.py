@@ -62,3 +62,25 @@ def test_a_plotted_point_is_labelled_with_both_fractions():
     labels = [t.get_text() for t in chart.figure.axes[0].texts]
     want = f"{100 * rep.roofline.fraction:.0f}% of roof, {100 * rep.compulsory.fraction:.0f}% of compulsory"
     assert any(want in t for t in labels), labels
+
+
+def test_an_argument_read_in_part_counts_only_the_lines_it_touched():
+    """A kernel that reads a quarter of a buffer (as a gather reads the rows its indices name) must move
+    that quarter, not the buffer: counting the whole size made such kernels beat their "floor"."""
+    m = Machine(load_config("mtia-small", {"sram.llc_mib": 0}), numerics=False)
+    src = m.gmem.alloc(4 * 16 * CHUNK, "src")                    # four times what the kernel reads
+    r = m.run(dram_stream(16, CHUNK), grid=(1,), args={"src": src})
+    c = r.compulsory
+    assert c.argument_bytes == 4 * 16 * CHUNK
+    assert c.sram_bytes == c.dram_bytes == 16 * CHUNK
+    assert c.dram_ratio == pytest.approx(1.0)
+    assert c.fraction <= 1.0
+    assert "it touched, of 2.1 MB in all" in str(r)
+
+
+def test_an_embedding_bag_never_beats_its_compulsory_floor():
+    from mtiasim.workloads import get_workload
+    r = get_workload("embedding_bag")(load_config("mtia-2i"), None, numerics=False)
+    c = r.compulsory
+    assert c.argument_bytes > 5 * c.sram_bytes                   # it reads a few rows of a large table
+    assert c.fraction <= 1.0 and c.dram_ratio >= 0.99
