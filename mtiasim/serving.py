@@ -20,6 +20,7 @@ alone, by formula, never from the simulation:
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -77,6 +78,7 @@ class ServingEstimate:
     by_op_class: dict = field(default_factory=dict)
     kernels: int = 0
     simulated_launches: int = 0     # launches simulated in this estimate (the rest reused an earlier record)
+    reused_layers: int = 0          # launches that took an identical launch's record from another layer
 
     @property
     def floor_s(self) -> float:
@@ -113,8 +115,14 @@ def floors(s: LlamaShape, cfg, phase: str, batch: int, tokens: int) -> tuple[Ste
     return w, compute, memory
 
 
-def estimate_step(model: str | LlamaShape, config, phase: str, batch: int, tokens: int) -> ServingEstimate:
-    """Simulate one step (timing only) of `model` (a name or a shape) on `config` (a name, path or Config)."""
+def estimate_step(model: str | LlamaShape, config, phase: str, batch: int, tokens: int,
+                  reuse_layers: bool = True) -> ServingEstimate:
+    """Simulate one step (timing only) of `model` (a name or a shape) on `config` (a name, path or Config).
+
+    `reuse_layers`: the launches of layers 2..L take the records of layer 1's identical launches
+    (`launch_memo.across_placements`: same kernel, shapes and offsets, each layer's weights at their own
+    addresses), so a 32-layer model costs about one layer's simulation; the address-dependent part of
+    the cycles (DRAM channel hash, LLC sets) is then layer 1's. `reused_layers` counts those launches."""
     import torch
 
     from compiler.inductor import estimate
@@ -125,18 +133,20 @@ def estimate_step(model: str | LlamaShape, config, phase: str, batch: int, token
     s = shape_named(model) if isinstance(model, str) else model
     cfg = load_config(config)
     net, inputs = build(s, phase, batch, tokens)
-    simulated = launch_memo.STATS["simulated"]
+    simulated, elsewhere = launch_memo.STATS["simulated"], launch_memo.STATS["reused_elsewhere"]
+    reuse = launch_memo.across_placements() if reuse_layers else contextlib.nullcontext()
     start = time.perf_counter()
     # each step is a new model of the same code: Dynamo reuses the graph of an earlier step of the same
     # shapes (a warm sweep compiles nothing) and compiles each new shape, up to RECOMPILE_LIMIT of them
-    with use_config(cfg), torch._dynamo.config.patch(recompile_limit=RECOMPILE_LIMIT):
+    with use_config(cfg), torch._dynamo.config.patch(recompile_limit=RECOMPILE_LIMIT), reuse:
         report = estimate(net, *inputs)
     wall = time.perf_counter() - start
     w, compute, memory = floors(s, cfg, phase, batch, tokens)
     return ServingEstimate(s.name, cfg.name, phase, batch, tokens, report.seconds, report.cycles, w.flops, w.bytes,
                            compute, memory,
                            wall, {k: v["seconds"] for k, v in report.by_op_class().items()}, len(report.kernels),
-                           launch_memo.STATS["simulated"] - simulated)
+                           launch_memo.STATS["simulated"] - simulated,
+                           launch_memo.STATS["reused_elsewhere"] - elsewhere)
 
 
 def serve(model: str | LlamaShape, config, batch: int = 1, prompt: int = 2048, context: int = 2048) -> list:
