@@ -31,7 +31,7 @@ def test_llama_decode_over_four_configs_on_dask(tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         res = run_sweep(_spec(CONFIGS, [DECODE]), tmp_path / "llm.csv", scheduler=cluster.scheduler_address,
                         progress=False)
-    assert res.ran == 4 and not res.errors, res.errors
+    assert res.ran == 4 and not res.errors, [r["error"] for r in res.errors]
     rows = {r["config"]: r for r in res.rows}
     assert set(rows) == set(CONFIGS)
     for name, r in rows.items():
