@@ -31,8 +31,9 @@ to lines, bursts and pages), and by nothing of where else the buffers lie or wha
 live. That is an approximation, not an identity: the cycles depend on absolute addresses through the
 DRAM channel and bank hash (higher address bits are XOR-folded onto the channel bits), the open rows
 and the LLC sets, so the same kernel on a buffer elsewhere sees its lines permuted over channels and
-sets. The records are kept apart from exact ones (their keys start with `PLACEMENT_BLIND`), counted in
-`STATS["reused_elsewhere"]`, and never taken for an exact lookup.
+sets. An identical launch's exact record is still taken first; a record found only by the relaxed key
+(whose key starts with `PLACEMENT_BLIND`) is counted in `STATS["reused_elsewhere"]` and never serves an
+exact lookup.
 """
 from __future__ import annotations
 
@@ -163,19 +164,25 @@ def _keep(key: tuple, value) -> None:
 def run(compiled, grid: tuple, values: list, buffers: list, options, simulate, reads_data):
     """The record of this timing-only launch: an earlier identical launch's (a copy, `reused=True`), or
     `simulate()`'s, kept for the next. `reads_data()`: whether the program's data can reach its timing."""
-    if _ACROSS and not reads_data():
-        key = placement_key(compiled, grid, values, options)
-        hit = _find(key)
+    key = launch_key(compiled, grid, values, buffers, options)
+    hit = _find(key)
+    if _ACROSS and not isinstance(hit, str) and not reads_data():
+        relaxed = placement_key(compiled, grid, values, options)
+        if hit is not None:                      # an identical launch: exact, whatever the context
+            if _find(relaxed) is None:           # (and from now on the other layers' record too)
+                _keep(relaxed, hit)
+            STATS["reused"] += 1
+            return _as_launched(hit, compiled)
+        hit = _find(relaxed)
         if hit is not None:
             STATS["reused"] += 1
             STATS["reused_elsewhere"] += 1
             return _as_launched(hit, compiled)
-        record = simulate()
+        record = simulate()                      # at this launch's own addresses: an exact record too
         STATS["simulated"] += 1
         _keep(key, record)
+        _keep(relaxed, record)
         return record
-    key = launch_key(compiled, grid, values, buffers, options)
-    hit = _find(key)
     if isinstance(hit, str) or (hit is None and reads_data()):       # DATA_DEPENDENT
         if hit is None:
             _keep(key, DATA_DEPENDENT)

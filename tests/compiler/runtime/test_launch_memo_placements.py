@@ -65,8 +65,19 @@ def test_layers_at_other_addresses_reuse_the_first_within_it(simulations):
     assert len(simulations) == 1 and [r.reused for r in records] == [False, True, True]
     assert len({r.cycles for r in records}) == 1
     assert launch_memo.STATS["reused_elsewhere"] - before["reused_elsewhere"] == 2
-    # its records are its own: outside it, the same launch at the first layer's addresses simulates again
-    assert not _run(*layers[0]).reused and len(simulations) == 2
+    # outside it, only exact records serve: the first layer's launch was simulated, the others were not
+    assert _run(*layers[0]).reused and len(simulations) == 1
+    assert not _run(*layers[1]).reused and len(simulations) == 2
+
+
+def test_an_exact_record_is_taken_first_within_it(simulations):
+    layers = _layers(2)
+    first = _run(*layers[0])                           # an exact record, before any relaxed one
+    before = launch_memo.STATS["reused_elsewhere"]
+    with launch_memo.across_placements():
+        again, other = _run(*layers[0]), _run(*layers[1])
+    assert len(simulations) == 1 and again.reused and other.reused and again.cycles == first.cycles
+    assert launch_memo.STATS["reused_elsewhere"] - before == 1
 
 
 def test_another_shape_or_offset_is_another_launch(simulations):
