@@ -8,6 +8,7 @@ A sweep file (configs/sweeps/*.yaml):
     grid:                                # every combination of these dotted keys is one point
       dram.bandwidth_gbps: [102.4, 204.8, 409.6]
       pe.local_store_kib: [128, 256, 384, 512]
+      # config: [mtia-2i, mtia-300]      # whole configs as one more axis (each replaces `base`)
     workloads:                           # each point runs each of these
       - {name: gemm, shape: [2048, 2048, 2048], region: dram}
       - {name: softmax, shape: {R: 4096, C: 1024}}
@@ -53,6 +54,7 @@ from .workloads import format_shape, get_workload, import_modules
 WALL_COLUMNS = ("wall_seconds", "run_seconds")   # differ between runs of the same point
 META_COLUMNS = ("point", "workload", "shape")
 TEXT_COLUMNS = frozenset(META_COLUMNS + ("error", "kernel", "config", "bound", "compute_roof"))
+CONFIG_KEY = "config"          # a grid key naming whole configs (mtia-2i, mtia-300, a path), not a dotted knob
 SPEC_KEYS = {"name", "description", "base", "overrides", "grid", "workloads", "numerics", "imports"}
 
 
@@ -80,14 +82,17 @@ class Sweep:
         self.bases = list(self.bases) or [self.base]
 
     def points(self) -> list[dict]:
-        """Every run of the sweep: each grid combination times each workload, in a fixed order."""
+        """Every run of the sweep: each grid combination times each workload, in a fixed order. The grid
+        key `config` (CONFIG_KEY) names whole configs: each is the point's base instead of `base`."""
         keys = list(self.grid)
         out = []
-        for base in self.bases:
+        for listed in self.bases:
             for values in itertools.product(*(self.grid[k] for k in keys)):
                 knobs = dict(zip(keys, values))
+                base = knobs.get(CONFIG_KEY, listed)
+                dotted = {k: v for k, v in knobs.items() if k != CONFIG_KEY}
                 for wl in self.workloads:
-                    p = {"base": base, "overrides": {**self.overrides, **knobs}, "knobs": knobs,
+                    p = {"base": base, "overrides": {**self.overrides, **dotted}, "knobs": knobs,
                          "workload": wl["name"], "shape": wl["shape"], "numerics": self.numerics,
                          "imports": self.imports + [get_workload(wl["name"]).module],
                          "import_paths": list(self.import_paths)}
@@ -147,8 +152,12 @@ def load_sweep(source: str | Path | dict) -> Sweep:
     empty = [k for k, v in grid.items() if not v]
     if empty:
         raise SweepError(f"{where}: grid key(s) {', '.join(empty)} have no values")
+    if len(bases) > 1 and CONFIG_KEY in grid:
+        raise SweepError(f"{where}: 'base' lists {len(bases)} configs and the grid has a '{CONFIG_KEY}' key: "
+                         "name the configs in one of the two")
     for b in bases:
-        _check_keys(where, b, overrides, grid)
+        for config in grid.get(CONFIG_KEY, [b]):
+            _check_keys(where, str(config), overrides, {k: v for k, v in grid.items() if k != CONFIG_KEY})
     wls = data.get("workloads")
     if not isinstance(wls, list) or not wls:
         raise SweepError(f"{where}: 'workloads' is a list like [{{name: gemm, shape: [1024, 1024, 1024]}}]")

@@ -21,6 +21,19 @@ always runs. A reused record is a copy of the first one with `reused=True`. The 
 process (`_MEMORY`) and in the disk cache (`disk_cache.py`), keyed by the same content, so another
 process running the same launches reads them too. `disabled()` turns reuse off (tests that patch the
 simulator itself).
+
+`across_placements()` relaxes one part of the key, for a caller that asks: a model's identical layers
+launch the same kernels on the same shapes, but each layer's weights lie at their own addresses, so the
+exact key never matches across layers. Inside it, a program whose data cannot reach its timing is keyed
+by its kernel, grid, scalars, launch options and config, and for each pointer argument by its element
+type, offset, its buffer's size, region and guard and the buffer's address modulo `PAGE` (its alignment
+to lines, bursts and pages), and by nothing of where else the buffers lie or what other arrays are
+live. That is an approximation, not an identity: the cycles depend on absolute addresses through the
+DRAM channel and bank hash (higher address bits are XOR-folded onto the channel bits), the open rows
+and the LLC sets, so the same kernel on a buffer elsewhere sees its lines permuted over channels and
+sets. An identical launch's exact record is still taken first; a record found only by the relaxed key
+(whose key starts with `PLACEMENT_BLIND`) is counted in `STATS["reused_elsewhere"]` and never serves an
+exact lookup.
 """
 from __future__ import annotations
 
@@ -36,7 +49,10 @@ _MEMORY: OrderedDict = OrderedDict()     # key -> record or DATA_DEPENDENT, most
 MEMORY_LIMIT = 4096                       # records kept in the process (each holds a simulator report)
 DATA_DEPENDENT = "data-dependent"        # stored under a launch's key when its program reads its data
 _OFF: list[bool] = []
-STATS = {"simulated": 0, "reused": 0}    # timing-only launches of this process, for tests and reports
+_ACROSS: list[bool] = []
+STATS = {"simulated": 0, "reused": 0, "reused_elsewhere": 0}   # timing-only launches of this process
+PLACEMENT_BLIND = "placement-blind"
+PAGE = 1 << 12        # what a placement-blind key keeps of a buffer's address: its offset in a 4 KiB page
 
 
 @contextmanager
@@ -47,6 +63,17 @@ def disabled():
         yield
     finally:
         _OFF.pop()
+
+
+@contextmanager
+def across_placements():
+    """Inside, a launch also reuses the record of the same launch on buffers that lie elsewhere (module
+    docstring: an approximation a caller opts into, for a model's identical layers)."""
+    _ACROSS.append(True)
+    try:
+        yield
+    finally:
+        _ACROSS.pop()
 
 
 def clear() -> None:
@@ -72,6 +99,15 @@ def launch_key(compiled, grid: tuple, values: list, buffers: list, options) -> t
                  if f.name not in ("config", "machine", "executor"))
     config = hashlib.sha256(options.config.model_dump_json().encode()).hexdigest()
     return (kernel_body(compiled), tuple(grid), args, bufs, opts, config)
+
+
+def placement_key(compiled, grid: tuple, values: list, options) -> tuple:
+    """The launch's identity up to where its buffers lie (`across_placements`)."""
+    from .memory import PointerArg
+    args = tuple((str(v.elem), v.offset, v.buffer.size, v.buffer.region, v.buffer.guard, v.buffer.address % PAGE)
+                 if isinstance(v, PointerArg) else (type(v).__name__, repr(v)) for v in values)
+    exact = launch_key(compiled, grid, [], [], options)
+    return (PLACEMENT_BLIND, exact[0], tuple(grid), args, exact[4], exact[5])
 
 
 def kernel_body(compiled) -> str:
@@ -130,6 +166,23 @@ def run(compiled, grid: tuple, values: list, buffers: list, options, simulate, r
     `simulate()`'s, kept for the next. `reads_data()`: whether the program's data can reach its timing."""
     key = launch_key(compiled, grid, values, buffers, options)
     hit = _find(key)
+    if _ACROSS and not isinstance(hit, str) and not reads_data():
+        relaxed = placement_key(compiled, grid, values, options)
+        if hit is not None:                      # an identical launch: exact, whatever the context
+            if _find(relaxed) is None:           # (and from now on the other layers' record too)
+                _keep(relaxed, hit)
+            STATS["reused"] += 1
+            return _as_launched(hit, compiled)
+        hit = _find(relaxed)
+        if hit is not None:
+            STATS["reused"] += 1
+            STATS["reused_elsewhere"] += 1
+            return _as_launched(hit, compiled)
+        record = simulate()                      # at this launch's own addresses: an exact record too
+        STATS["simulated"] += 1
+        _keep(key, record)
+        _keep(relaxed, record)
+        return record
     if isinstance(hit, str) or (hit is None and reads_data()):       # DATA_DEPENDENT
         if hit is None:
             _keep(key, DATA_DEPENDENT)

@@ -58,8 +58,10 @@ def default_workers() -> int:
 
 
 def can_fork() -> bool:
-    """Whether trials can run in forked workers (not on Windows, and not inside a worker itself)."""
-    return "fork" in mp.get_all_start_methods() and not _IN_WORKER
+    """Whether trials can run in forked workers: not on Windows, not inside a worker itself, and not in a
+    daemonic process (a Dask or multiprocessing pool worker running a sweep point), which may have no
+    children."""
+    return "fork" in mp.get_all_start_methods() and not _IN_WORKER and not mp.current_process().daemon
 
 
 def run_one(trial: Callable[[int], float | None], index: int) -> Outcome:

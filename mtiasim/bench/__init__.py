@@ -10,4 +10,5 @@ bench` runs simulator, startup, compile and kernels.
     interpreter_speed.py  the simulator with numerics against Triton's own interpreter
     inductor_kernels.py   the Inductor example models' kernels
     inductor_coverage.py  public model architectures through Inductor: what runs on the simulator
+    serving.py            Llama prefill and decode at production size beside their floors, and their host time
 """

@@ -3,4 +3,4 @@
 standard library at the top (what a command needs is imported when it runs), so listing the
 commands stays fast."""
 # noqa: F401 below: each module is imported for the commands it registers
-from . import run, listing, sweep, results, trace, roofline, bench, compile, model  # noqa: F401,I001
+from . import run, listing, sweep, results, trace, roofline, bench, compile, model, serve  # noqa: F401,I001

@@ -151,9 +151,19 @@ def shift(ctx, cmd):
     store(ctx, cmd, "out", _shift(a, b, left=type(cmd.ins) is se.SeShl))
 
 
+def _scalars_dtype(cmd, names) -> np.dtype:
+    """The dtype two scalar operands (registers, immediates) compare in: their values as they are, so
+    int64 unless one is a float with a fraction (or not finite). Not the output's i1, which would turn
+    `x < 512` for x = 7 into `True < True`."""
+    exact_ints = all(not isinstance(v, float) or v.is_integer() for v in (cmd.vals[n] for n in names))
+    return np.dtype(np.int64) if exact_ints else np.dtype(np.float64)
+
+
 @semantics(*COMPARE)
 def compare(ctx, cmd):
-    dt = compute_dtype(_operand_dtype(cmd, ("a", "b")))
+    names = ("a", "b")
+    tiled = any(hasattr(getattr(cmd.ins, n), "dtype") for n in names)
+    dt = compute_dtype(_operand_dtype(cmd, names)) if tiled else _scalars_dtype(cmd, names)
     a, b = source(ctx, cmd, "a", dt), source(ctx, cmd, "b", dt)
     store(ctx, cmd, "out", COMPARE[type(cmd.ins)](a, b))
 

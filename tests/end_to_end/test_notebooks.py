@@ -22,7 +22,8 @@ EXPECTED = {"roofline.ipynb": ("softmax", "gemm", "% of compulsory"),
             "first_kernel.ipynb": ("max |y - numpy|", "unwritten elements: 0", "rmsnorm-rows-per-program",
                                    "local store", "arrows", "SE waited for: {'data x (dma)'",
                                    "GB/s of arguments, DRAM", "write-back LLC", "of the compulsory floor"),
-            "pytorch_model.ipynb": ("coverage 100.0%", "left to the host: nothing", "0 kernels compiled")}
+            "pytorch_model.ipynb": ("coverage 100.0%", "left to the host: nothing", "0 kernels compiled"),
+            "llm_serving.ipynb": ("every step at or above its floor: True", "mtia-300: TTFT", "tokens/s")}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

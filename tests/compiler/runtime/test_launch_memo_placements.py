@@ -1,0 +1,100 @@
+"""`launch_memo.across_placements()`: a model's identical layers (the same kernel on the same shapes, each
+layer's arrays at their own device addresses) reuse one record, on request only; a kernel whose data
+reaches its timing is still keyed by its data."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import compiler as triton
+import compiler.language as tl
+from compiler.runtime import device_array, launch_memo
+from simulator.machine import Machine
+
+
+@triton.jit
+def _scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = i < n
+    tl.store(out_ptr + i, tl.load(x_ptr + i, mask) * 2.0, mask)
+
+
+@triton.jit
+def _gather(table_ptr, index_ptr, out_ptr, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + i, tl.load(table_ptr + tl.load(index_ptr + i)))
+
+
+@pytest.fixture
+def simulations(monkeypatch):
+    calls = []
+    run = Machine.run
+
+    def counted(self, *a, **kw):
+        calls.append(1)
+        return run(self, *a, **kw)
+    monkeypatch.setattr(Machine, "run", counted)
+    launch_memo.clear()
+    return calls
+
+
+def _layers(n=3, size=1 << 16):
+    """n layers' weights and outputs, each pair at its own device addresses (all live at once, as a model's)."""
+    rng = np.random.default_rng(0)
+    return [(device_array(rng.random(size, dtype=np.float32)), device_array(np.zeros(size, np.float32)))
+            for _ in range(n)]
+
+
+def _run(x, out, n=None):
+    n = x.size if n is None else n
+    return _scale[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024, executor="mtia", numerics=False)
+
+
+def test_layers_at_other_addresses_simulate_each_without_it(simulations):
+    layers = _layers()
+    assert len({x.data_ptr() for x, _ in layers}) == 3
+    records = [_run(x, out) for x, out in layers]
+    assert len(simulations) == 3 and not any(r.reused for r in records)
+
+
+def test_layers_at_other_addresses_reuse_the_first_within_it(simulations):
+    layers = _layers()
+    before = dict(launch_memo.STATS)
+    with launch_memo.across_placements():
+        records = [_run(x, out) for x, out in layers]
+    assert len(simulations) == 1 and [r.reused for r in records] == [False, True, True]
+    assert len({r.cycles for r in records}) == 1
+    assert launch_memo.STATS["reused_elsewhere"] - before["reused_elsewhere"] == 2
+    # outside it, only exact records serve: the first layer's launch was simulated, the others were not
+    assert _run(*layers[0]).reused and len(simulations) == 1
+    assert not _run(*layers[1]).reused and len(simulations) == 2
+
+
+def test_an_exact_record_is_taken_first_within_it(simulations):
+    layers = _layers(2)
+    first = _run(*layers[0])                           # an exact record, before any relaxed one
+    before = launch_memo.STATS["reused_elsewhere"]
+    with launch_memo.across_placements():
+        again, other = _run(*layers[0]), _run(*layers[1])
+    assert len(simulations) == 1 and again.reused and other.reused and again.cycles == first.cycles
+    assert launch_memo.STATS["reused_elsewhere"] - before == 1
+
+
+def test_another_shape_or_offset_is_another_launch(simulations):
+    (x, out), = _layers(1)
+    with launch_memo.across_placements():
+        _run(x, out)
+        _run(x, out, x.size // 2)                      # fewer elements: another grid and n
+        _run(x.view(np.float32, 4), out.view(np.float32, 4), x.size - 1)   # one element in: another offset
+    assert len(simulations) == 3
+
+
+def test_a_kernel_reading_its_indices_keeps_the_exact_key(simulations):
+    table = device_array(np.arange(1 << 12, dtype=np.float32))
+    out = device_array(np.zeros(256, np.float32))
+    spread = device_array((np.arange(256, dtype=np.int32) * 16) % (1 << 12))
+    same = device_array(np.zeros(256, np.int32))
+    with launch_memo.across_placements():
+        records = [_gather[(2,)](table, index, out, BLOCK=128, executor="mtia", numerics=False)
+                   for index in (spread, same)]
+    assert len(simulations) == 2 and not any(r.reused for r in records)
