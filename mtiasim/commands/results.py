@@ -23,7 +23,7 @@ def _plot_args(p) -> None:
     p.add_argument("--lines", metavar="KNOB", help="one line per value of this knob (default: the second knob)")
 
 
-@command("plot", "draw a sweep table's charts: time against a knob, and % of roofline over two knobs", _plot_args)
+@command("plot", "draw a sweep table's charts: time against a knob, and %% of roofline over two knobs", _plot_args)
 def cmd_plot(a) -> int:
     from ..sweep import read_table
     from ..sweep_charts import fraction_heatmaps, knobs, time_chart
