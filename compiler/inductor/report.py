@@ -36,6 +36,7 @@ class KernelRun:
     report: object = field(default=None, repr=False, compare=False)   # the simulator's full Report
     ablations: dict = field(default_factory=dict)   # switch -> cycles with it off / cycles (session.ablating)
     module: str = ""           # the model's submodule its ops came from ("layers.0.mlp"; "": none or several)
+    reused: bool = False       # timing taken from an identical earlier launch (compiler/runtime/launch_memo.py)
 
     def as_row(self) -> dict:
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "report"}
@@ -59,14 +60,43 @@ class ModelReport:
     timing_only: bool = False    # launched with numerics=False (`estimate`): cycles only, no outputs
     index_distribution: str = ""  # where a timing-only run's index tensors came from (`estimate`)
     index_inputs: dict = field(default_factory=dict)   # input -> rows it indexes (0: not an index: zeros)
+    memory_state: str = "isolated"   # "carried": the kernels shared one LLC (session.py); "isolated": each a cold one
+    line_bytes: int = 0          # the config's LLC line
+    drain: dict = field(default_factory=dict)   # carried: the dirty lines left at the end, written back
+                                                # ("lines", "bytes", "cycles", "seconds"; session.Recording.finish)
 
     @property
     def cycles(self) -> int:
-        return sum(k.cycles for k in self.kernels)
+        """The kernels' cycles, plus (carried state) the write-back of the dirty lines they left."""
+        return sum(k.cycles for k in self.kernels) + self.drain.get("cycles", 0)
 
     @property
     def seconds(self) -> float:
-        return sum(k.seconds for k in self.kernels)
+        return sum(k.seconds for k in self.kernels) + self.drain.get("seconds", 0.0)
+
+    def llc_by_op_class(self) -> dict:
+        """{op class: {"hits", "misses", "hit_rate", "warm_hits"}}: how the LLC served each class's reads and
+        writes of DRAM lines (`warm_hits`: reads of lines an earlier kernel left, carried state only)."""
+        out: dict = {}
+        for c, k in zip(op_classes(self.kernels), self.kernels):
+            llc = getattr(k.report, "llc", None) or {}
+            row = out.setdefault(c, {"hits": 0, "misses": 0, "warm_hits": 0})
+            for key in row:
+                row[key] += int(llc.get(key, 0))
+        for row in out.values():
+            n = row["hits"] + row["misses"]
+            row["hit_rate"] = row["hits"] / n if n else float("nan")
+        return out
+
+    def memory_moves(self) -> dict:
+        """What carrying the LLC between kernels moved: bytes of reads found warm (lines an earlier kernel
+        left), bytes of earlier kernels' dirty lines written back when a later kernel evicted them, and the
+        write-back of the dirty lines left at the end (all 0 for isolated kernels)."""
+        line = self.line_bytes
+        warm = sum(int((getattr(k.report, "llc", None) or {}).get("warm_hits", 0)) for k in self.kernels)
+        paid = sum(int((getattr(k.report, "llc", None) or {}).get("warm_writebacks", 0)) for k in self.kernels)
+        return {"memory_state": self.memory_state, "warm_read_bytes": warm * line, "dirty_writeback_bytes": paid * line,
+                "drained_bytes": self.drain.get("bytes", 0), "drain_cycles": self.drain.get("cycles", 0)}
 
     @property
     def host_ops(self) -> int:
@@ -103,6 +133,8 @@ class ModelReport:
     def to_dict(self) -> dict:
         return {"config": self.config, "cycles": self.cycles, "seconds": self.seconds, "coverage": self.coverage,
                 "timing_only": self.timing_only, "index_distribution": self.index_distribution,
+                "memory_state": self.memory_state, "drain": dict(self.drain), "memory_moves": self.memory_moves(),
+                "llc_by_op_class": self.llc_by_op_class(),
                 "index_inputs": dict(self.index_inputs), "by_op_class": self.by_op_class(),
                 "by_layer": self.by_layer(),
                 "simulated_ops": self.simulated_ops, "not_simulated": dict(self.not_simulated),
@@ -140,6 +172,17 @@ class ModelReport:
         classes = ", ".join(f"{c} {v['seconds'] / self.seconds:.0%}" for c, v in self.by_op_class().items()) \
             if self.seconds else "none"
         lines.append(f"by op class: {classes}")
+        llc = ", ".join(f"{c} {v['hit_rate']:.0%}" for c, v in self.llc_by_op_class().items()
+                        if v["hits"] + v["misses"])
+        lines.append(f"LLC hit rate by op class: {llc or 'no DRAM lines touched'}")
+        m = self.memory_moves()
+        if self.memory_state == "carried":
+            lines.append(f"memory state carried between kernels: {m['warm_read_bytes'] / 1e6:.3g} MB of reads found "
+                         f"warm, {m['dirty_writeback_bytes'] / 1e6:.3g} MB of earlier kernels' dirty lines written "
+                         f"back; {m['drained_bytes'] / 1e6:.3g} MB left dirty drained at the end "
+                         f"({m['drain_cycles']:,} cycles, in the total)")
+        else:
+            lines.append("memory state: isolated kernels (each on a cold LLC; nothing written back at the end)")
         if self.timing_only:
             lines.append(f"timing only (no outputs computed); index tensors: {self.index_distribution or 'none'}")
         lines.append(f"simulated in {self.wall_seconds:.2f} s of host time")
