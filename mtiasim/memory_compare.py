@@ -34,10 +34,11 @@ def compare(model, *inputs, **estimate_kwargs) -> dict:
     kernels = sum(k.cycles for k in c.kernels)
     moves = {**c.memory_moves(), "carried_cycles": c.cycles, "isolated_cycles": i.cycles,
              "kernel_cycles_saved": i.cycles - kernels,
-             "by_op_class": {cls: {"carried": c.by_op_class().get(cls, {}).get("cycles", 0), "isolated": v["cycles"],
+             "by_op_class": {cls: {"carried": c.by_op_class().get(cls, {}).get("cycles", 0),
+                                   "isolated": i.by_op_class().get(cls, {}).get("cycles", 0),
                                    "hit_rate_carried": c.llc_by_op_class().get(cls, {}).get("hit_rate"),
                                    "hit_rate_isolated": i.llc_by_op_class().get(cls, {}).get("hit_rate")}
-                             for cls, v in i.by_op_class().items()}}
+                             for cls in dict.fromkeys([*i.by_op_class(), *c.by_op_class()])}}
     return {**reports, "moves": moves}
 
 

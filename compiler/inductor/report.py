@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field, fields
 from .op_classes import op_classes
 from .resident import Transfers
 
+DRAIN = "drain"        # by_op_class/by_layer's row for the dirty lines written back at the end (carried state)
+
 
 def _summed(pairs) -> dict:
     """{key: {"cycles", "seconds", "kernels"}} over (key, KernelRun) pairs, the most cycles first."""
@@ -118,8 +120,15 @@ class ModelReport:
         return sum(k.compiled for k in self.kernels)
 
     def by_op_class(self) -> dict:
-        """{op class: {"cycles", "seconds", "kernels"}} (`op_classes.py`), the largest first."""
-        return _summed(zip(op_classes(self.kernels), self.kernels))
+        """{op class: {"cycles", "seconds", "kernels"}} (`op_classes.py`), the largest first; with a carried
+        memory state, "drain" is the write-back of the dirty lines left at the end (no kernel's)."""
+        return self._with_drain(_summed(zip(op_classes(self.kernels), self.kernels)))
+
+    def _with_drain(self, rows: dict) -> dict:
+        """`rows` and the end-of-run drain as one more row, so that they add up to `cycles`."""
+        if self.drain.get("cycles"):
+            rows[DRAIN] = {"cycles": self.drain["cycles"], "seconds": self.drain["seconds"], "kernels": 0}
+        return rows
 
     def by_layer(self, depth: int | None = None) -> dict:
         """{module path: {"cycles", "seconds", "kernels"}}: where in the model the time went, from the
@@ -128,7 +137,7 @@ class ModelReport:
         def key(k):
             path = ".".join(k.module.split(".")[:depth]) if depth else k.module
             return path or "(model)"
-        return _summed((key(k), k) for k in self.kernels)
+        return self._with_drain(_summed((key(k), k) for k in self.kernels))
 
     def to_dict(self) -> dict:
         return {"config": self.config, "cycles": self.cycles, "seconds": self.seconds, "coverage": self.coverage,
