@@ -40,8 +40,16 @@ class KernelRun:
     module: str = ""           # the model's submodule its ops came from ("layers.0.mlp"; "": none or several)
     reused: bool = False       # timing taken from an identical earlier launch (compiler/runtime/launch_memo.py)
 
+    @property
+    def llc_hit_rate(self) -> float:
+        """The fraction of its DRAM-line accesses the LLC served (nan: it touched no DRAM line)."""
+        llc = getattr(self.report, "llc", None) or {}
+        n = llc.get("hits", 0) + llc.get("misses", 0)
+        return llc.get("hits", 0) / n if n else float("nan")
+
     def as_row(self) -> dict:
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "report"}
+        row["llc_hit_rate"] = self.llc_hit_rate
         row["aten_ops"] = ", ".join(self.aten_ops)
         row["blocks"] = " ".join(f"{k}={v}" for k, v in self.blocks.items())
         return row

@@ -57,6 +57,8 @@ def test_carried_kernels_find_warm_lines_and_the_dirty_ones_are_drained(runs):
     assert carried.cycles == sum(k.cycles for k in carried.kernels) + carried.drain["cycles"]
     assert isolated.drain == {} and isolated.cycles == sum(k.cycles for k in isolated.kernels)
     assert "found warm" in carried.table() and "isolated kernels" in isolated.table()
+    rates = [k.llc_hit_rate for k in carried.kernels]
+    assert all(0 <= r <= 1 for r in rates) and carried.to_dict()["kernels"][1]["llc_hit_rate"] == rates[1]
 
 
 def test_carried_kernels_differ_from_isolated_ones_only_where_they_found_lines_warm(runs):
