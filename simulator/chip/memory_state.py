@@ -50,8 +50,12 @@ class MemoryState:
     def lines_in(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         """(line numbers relative to the line of `lo`, sorted; dirty flags) of the cached lines that
         overlap bytes [lo, hi)."""
-        lines, dirty = self._resident()
+        llc = self.llc
         first, last = lo // self.line, (hi - 1) // self.line
+        if llc.sets and (last - first + 1) * 8 < llc.sets * llc.ways:     # a small range: look its lines up
+            present, slots = llc.find(np.arange(first, last + 1, dtype=np.int64))
+            return np.flatnonzero(present), llc.dirty[slots]
+        lines, dirty = self._resident()             # a large one: pick it out of what the LLC holds
         i, j = np.searchsorted(lines, [first, last + 1])
         return lines[i:j] - first, dirty[i:j]
 
@@ -84,6 +88,12 @@ class MemoryState:
         llc.epoch[slots] = llc.launch
         self._version += 1
         return written + int(victims.size)
+
+    def restore_launch(self, spans: list) -> int:
+        """Stand for a launch that is not simulated: a new launch begins on the LLC, and each (lo, hi, rel,
+        dirty) of `spans` is restored (`restore`). Returns the dirty lines written back doing so."""
+        self.llc.new_launch()
+        return sum(self.restore(lo, hi, rel, dirty) for lo, hi, rel, dirty in spans)
 
     def drain(self) -> Drain:
         """Write every dirty line back to DRAM (they stay cached, clean): what it moved and the channel

@@ -80,3 +80,16 @@ def test_a_state_refuses_a_config_with_another_llc():
     state = MemoryState(load_config("mtia-2i"))
     with pytest.raises(ValueError, match="LLC"):
         Machine(load_config("mtia-2i", {"sram.unit_mib": 2, "sram.llc_mib": 2}), numerics=False, memory_state=state)
+
+
+def test_a_large_range_reads_the_same_lines_as_a_small_one():
+    cfg = load_config("mtia-2i", {"sram.unit_mib": 2, "sram.llc_mib": 2})
+    state = MemoryState(cfg)
+    L = cfg.sram.line_bytes
+    base = 1 << 34
+    rel = np.array([3, 7, 900, 4000])
+    state.restore(base, base + 5000 * L, rel, np.array([False, True, True, False]))
+    small = state.lines_in(base, base + 5000 * L)                   # looked up line by line
+    large = state.lines_in(base - (1 << 30), base + (1 << 30))     # picked out of every cached line
+    assert small[0].tolist() == rel.tolist() and (large[0] - (1 << 30) // L).tolist() == rel.tolist()
+    assert small[1].tolist() == large[1].tolist() == [False, True, True, False]
