@@ -94,8 +94,12 @@ def _distribution(text: str):
 
 def main(argv=None) -> int:
     import argparse
+    import os
     import time
 
+    # block-size trials in this process: a forked worker would copy the mappings of 2 x 104 GB of untouched
+    # stand-in pages (the tables on the host and in simulated DRAM), which the kernel's overcommit check refuses
+    os.environ.setdefault("MTIASIM_AUTOTUNE_WORKERS", "1")
     from compiler.inductor import estimate
     p = argparse.ArgumentParser(prog="python -m mtiasim.models.dlrm", description=__doc__.split("\n\n")[0])
     p.add_argument("--distribution", action="append", help="uniform or zipf:S (repeatable; default: both)")
