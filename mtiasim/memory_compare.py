@@ -78,6 +78,8 @@ def main(argv=None) -> int:
         name = f"decoder {a.layers} x d={a.d}, {a.seq} tokens"
         kwargs = {}
     else:
+        import os
+        os.environ.setdefault("MTIASIM_AUTOTUNE_WORKERS", "1")     # (as mtiasim.models.dlrm: no fork of 200 GB)
         from .models.dlrm import BATCH, make_dlrm_v2
         model, inputs = make_dlrm_v2(a.batch or BATCH, a.rows_cap)
         name = f"DLRM-v2 batch {a.batch or BATCH}" + (f", rows capped at {a.rows_cap:,}" if a.rows_cap else "")
