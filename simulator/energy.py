@@ -105,6 +105,15 @@ def memory_joules(cfg, ms, seconds: float) -> dict[str, float]:
     }
 
 
+def drain_joules(cfg, nbytes: float, seconds: float) -> dict[str, float]:
+    """Energy of writing back `nbytes` of dirty lines at the end of a run on a carried memory state
+    (compiler/inductor/session.py): the DRAM writes and the static power while they last."""
+    e = cfg.energy
+    out = {k: w * seconds for k, w in static_watts(cfg).items()}
+    out["dram"] = nbytes * 8 * cfg.dram_ecc_factor * e.dram_write_pj_per_bit * PJ
+    return out
+
+
 def measure(machine, cycles: float, useful_flops: float) -> tuple[Energy, "Timeline"]:
     """The run's energy and its power over time (for the trace), from the machine's counters."""
     cfg = machine.cfg

@@ -10,6 +10,11 @@ the PEs). The run ends when every PE has finished and drained its commands; if e
 the machine stops with a deadlock report of every PE instead of hanging, and a program that runs more
 than the step limit (`max_steps`) is stopped with a StepLimitError; a grid of more programs than the
 launch's limit (`max_programs`) is refused before anything is placed.
+
+The LLC starts empty, unless the machine is given a `MemoryState` (`chip/memory_state.py`): then it
+runs on that state's LLC, finding what earlier launches left there and leaving its own lines for the
+next launch (each report counts the reads it found warm and the earlier dirty lines it wrote back),
+and it ends when the DRAM write-backs of the dirty lines it evicted are through.
 """
 from __future__ import annotations
 
@@ -42,8 +47,11 @@ from .semantics import control  # noqa: E402,F401  (registers the control-core s
 
 class Machine:
     def __init__(self, cfg: Config | None = None, numerics: bool = True, trace=None,
-                 max_steps: int | None = None, sanitize: bool = True):
+                 max_steps: int | None = None, sanitize: bool = True, memory_state=None):
         self.cfg = cfg or get_config()
+        if memory_state is not None and not memory_state.fits(self.cfg):
+            raise ValueError(f"the memory state was made for config {memory_state.cfg.name}, whose LLC (size, line, "
+                             f"ways, policy) differs from {self.cfg.name}'s: a launch cannot find its lines")
         self.numerics = numerics
         self.sanitize = sanitize and numerics      # uninitialised-read checks need real data
         self.tracer = trace
@@ -52,7 +60,8 @@ class Machine:
         self.progress = None                              # a tqdm bar over programs, on long runs
         self.gmem = GlobalMemory(self.cfg.dram.capacity_gib << 30,
                                  (self.cfg.sram.size_mib - self.cfg.sram.llc_mib) << 20)
-        self.memsys = MemorySystem(self.cfg, self.gmem)
+        self.memory_state = memory_state
+        self.memsys = MemorySystem(self.cfg, self.gmem, memory_state.llc if memory_state is not None else None)
         self.kernel_name = "?"
         self.grid = (1, 1, 1)
         self._lines, self._source = [], "?"
@@ -158,6 +167,13 @@ class Machine:
         stuck = [pe for pe, pids in zip(self.pes, assignment) if len(pids) and not pe.core.finished]
         if stuck:
             raise self._deadlock(stuck)
+        if self.memory_state is not None:
+            # the next launch on this memory would find the DRAM channels still writing back this one's
+            # evicted dirty lines (posted writes that nothing here waits for): a launch on a carried state
+            # ends when they are through, so that each launch pays the write-backs it caused
+            through = float(self.memsys.dram.free_at.max())
+            if through > self.env.now:
+                self.env.run(until=through)
         report = build_report(self, program, time.perf_counter() - wall)
         if self.tracer is not None and hasattr(self.tracer, "power"):
             self.tracer.power(self, self.power_timeline)

@@ -198,7 +198,9 @@ def format_report(r: Report) -> str:
 
 
 def _llc_extra(llc: dict) -> str:
-    parts = [f"{llc[k]:,} {name}" for k, name in (("fill_waits", "waits on fills"), ("prefetched", "prefetched"))
+    parts = [f"{llc[k]:,} {name}" for k, name in (("fill_waits", "waits on fills"), ("prefetched", "prefetched"),
+                                                  ("warm_hits", "hits left by earlier launches"),
+                                                  ("warm_writebacks", "write-backs of earlier launches' dirty lines"))
              if llc.get(k)]
     if llc.get("dirty_bytes"):
         parts.append(f"{_si(llc['dirty_bytes'], 'B')} dirty")
@@ -316,7 +318,10 @@ def build_report(machine, program, wall: float) -> Report:
         instructions=sum(pe.core.instructions for pe in machine.pes), ops=ops, bytes=by,
         llc={"hits": ms.llc.hits, "misses": ms.llc.misses, "fill_waits": ms.llc.fill_waits,
              "writebacks": ms.llc.writebacks, "prefetched": ms.prefetched, "discarded": ms.discarded,
-             "dirty_bytes": ms.llc.dirty_lines() * ms.line},
+             "dirty_bytes": ms.llc.dirty_lines() * ms.line,
+             # reads that found lines an earlier launch left, and dirty lines an earlier launch left that
+             # this one wrote back (both 0 on a fresh LLC: chip/memory_state.py carries one between launches)
+             "warm_hits": ms.llc.warm_hits, "warm_writebacks": ms.llc.warm_writebacks},
         utilization=util, per_pe=per_pe, roofline=rf,
         wall_seconds=wall, numerics=machine.numerics, log=list(machine.log),
         stalls={k: dict(sorted(v.items(), key=lambda kv: -kv[1])) for k, v in stalls.items()},

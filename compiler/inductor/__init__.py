@@ -39,22 +39,26 @@ def compiled(model):
     return fn
 
 
-def simulate(model, *inputs, **kwargs) -> tuple[object, ModelReport]:
+def simulate(model, *inputs, memory_state: str = session.DEFAULT_MEMORY_STATE, **kwargs) -> tuple[object, ModelReport]:
     """Run `model(*inputs, **kwargs)` once with every generated kernel on the simulator (under
-    `torch.no_grad()`); returns the outputs and the run's `ModelReport`.
+    `torch.no_grad()`); returns the outputs and the run's `ModelReport`. `memory_state`: "carried" (the
+    default: each kernel finds what the previous ones left in the LLC; the dirty lines left at the end are
+    written back, `report.drain`) or "isolated" (each kernel on a cold chip), `session.py` says why.
 
     What Dynamo leaves to plain PyTorch (the code around a graph break) is in the report's
     `not_simulated` and `eager_ops`; a run of which Dynamo compiled nothing (it hit its recompile
     limit, or skipped the model's frames) raises `NotSimulatedError`."""
-    return run_model(model, inputs, kwargs, timing_only=False)
+    return run_model(model, inputs, kwargs, timing_only=False, memory_state=memory_state)
 
 
-def run_model(model, inputs: tuple, kwargs: dict, timing_only: bool) -> tuple[object, ModelReport]:
+def run_model(model, inputs: tuple, kwargs: dict, timing_only: bool,
+              memory_state: str = session.DEFAULT_MEMORY_STATE) -> tuple[object, ModelReport]:
     """One recorded run of the compiled model (`simulate`; `estimate` with `timing_only`)."""
     header.check_triton_package()        # before Dynamo, which would wrap the error in its own
+    session.check_memory_state(memory_state)
     fn = compiled(model)
     start = time.perf_counter()
-    with session.recording(timing_only) as report, torch.no_grad(), \
+    with session.recording(timing_only, memory_state) as report, torch.no_grad(), \
             torch._dynamo.config.patch(fail_on_recompile_limit_hit=True):
         try:
             outputs = fn(*inputs, **kwargs)

@@ -28,6 +28,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from . import index_values, tensors
 from .report import ModelReport
+from .session import DEFAULT_MEMORY_STATE
 
 
 class _StandIns:
@@ -78,10 +79,13 @@ def _inputs_on_cpu(tree, stand_in: _StandIns):
     return tree_unflatten([stand_in(t, f"input {i}") for i, t in enumerate(leaves)], spec)
 
 
-def estimate(model, *args, index_distribution=None, seed: int = 0, **kwargs) -> ModelReport:
+def estimate(model, *args, index_distribution=None, seed: int = 0, memory_state: str = DEFAULT_MEMORY_STATE,
+             **kwargs) -> ModelReport:
     """One timing-only run of `model(*args, **kwargs)` whose parameters and inputs may be meta tensors
     (module docstring); returns its `ModelReport` (cycles, per-kernel rows, coverage, `by_op_class()`,
-    `by_layer()`), which names the index distribution. `seed` seeds the index values."""
+    `by_layer()`, `llc_by_op_class()`, `memory_moves()`), which names the index distribution. `seed` seeds
+    the index values. `memory_state`: "carried" (the LLC handed from kernel to kernel, the dirty lines left
+    at the end written back) or "isolated" (each kernel on a cold chip), as for `simulate`."""
     from . import run_model  # the package's run loop, shared with simulate
     dist = index_values.distribution(index_distribution)
     watched = index_values.integer_meta_tensors((args, kwargs, list(model.parameters()), list(model.buffers())))
@@ -90,7 +94,7 @@ def estimate(model, *args, index_distribution=None, seed: int = 0, **kwargs) -> 
     try:
         with _parameters_on_cpu(model, stand_in):
             cpu_args, cpu_kwargs = _inputs_on_cpu((args, kwargs), stand_in)
-            _, report = run_model(model, cpu_args, cpu_kwargs, timing_only=True)
+            _, report = run_model(model, cpu_args, cpu_kwargs, timing_only=True, memory_state=memory_state)
     finally:
         tensors.LAZY_STORAGES.difference_update(s.data_ptr() for s in stand_in.bases.values())
     report.index_distribution = dist.name if any(stand_in.index_inputs.values()) else ""

@@ -132,7 +132,9 @@ class Launcher:
         hw = session.target()               # the run's hardware config, read once for the whole launch
         cfg = self._tuned(bound, values, key, hw)
         grid = self.grid(bound, cfg)
-        record = self.fn[grid](*values, **cfg, numerics=numerics)
+        # the model run's launches carry the chip's memory from one to the next (session.memory_state)
+        record = self.fn[grid](*values, **cfg, numerics=numerics,
+                               memory_state=session.memory_state() if in_run else None)
         compiled = (self.fn.compile_count, _backend_compiles(self.fn)) != before
         wall = time.perf_counter() - start
         ablations = self._ablations(values, grid, cfg, record, hw) if in_run and session.ablated_switches() else {}

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field, fields
 from .op_classes import op_classes
 from .resident import Transfers
 
+DRAIN = "drain"        # by_op_class/by_layer's row for the dirty lines written back at the end (carried state)
+
 
 def _summed(pairs) -> dict:
     """{key: {"cycles", "seconds", "kernels"}} over (key, KernelRun) pairs, the most cycles first."""
@@ -36,6 +38,14 @@ class KernelRun:
     report: object = field(default=None, repr=False, compare=False)   # the simulator's full Report
     ablations: dict = field(default_factory=dict)   # switch -> cycles with it off / cycles (session.ablating)
     module: str = ""           # the model's submodule its ops came from ("layers.0.mlp"; "": none or several)
+    reused: bool = False       # timing taken from an identical earlier launch (compiler/runtime/launch_memo.py)
+
+    @property
+    def llc_hit_rate(self) -> float:
+        """The fraction of its DRAM-line accesses the LLC served (nan: it touched no DRAM line)."""
+        llc = getattr(self.report, "llc", None) or {}
+        n = llc.get("hits", 0) + llc.get("misses", 0)
+        return llc.get("hits", 0) / n if n else float("nan")
 
     @property
     def joules(self) -> float:
@@ -46,6 +56,7 @@ class KernelRun:
     def as_row(self) -> dict:
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "report"}
         row["joules"] = self.joules
+        row["llc_hit_rate"] = self.llc_hit_rate
         row["aten_ops"] = ", ".join(self.aten_ops)
         row["blocks"] = " ".join(f"{k}={v}" for k, v in self.blocks.items())
         return row
@@ -66,23 +77,52 @@ class ModelReport:
     timing_only: bool = False    # launched with numerics=False (`estimate`): cycles only, no outputs
     index_distribution: str = ""  # where a timing-only run's index tensors came from (`estimate`)
     index_inputs: dict = field(default_factory=dict)   # input -> rows it indexes (0: not an index: zeros)
+    memory_state: str = "isolated"   # "carried": the kernels shared one LLC (session.py); "isolated": each a cold one
+    line_bytes: int = 0          # the config's LLC line
+    drain: dict = field(default_factory=dict)   # carried: the dirty lines left at the end, written back
+                                                # ("lines", "bytes", "cycles", "seconds"; session.Recording.finish)
 
     @property
     def cycles(self) -> int:
-        return sum(k.cycles for k in self.kernels)
+        """The kernels' cycles, plus (carried state) the write-back of the dirty lines they left."""
+        return sum(k.cycles for k in self.kernels) + self.drain.get("cycles", 0)
 
     @property
     def seconds(self) -> float:
-        return sum(k.seconds for k in self.kernels)
+        return sum(k.seconds for k in self.kernels) + self.drain.get("seconds", 0.0)
+
+    def llc_by_op_class(self) -> dict:
+        """{op class: {"hits", "misses", "hit_rate", "warm_hits"}}: how the LLC served each class's reads and
+        writes of DRAM lines (`warm_hits`: reads of lines an earlier kernel left, carried state only)."""
+        out: dict = {}
+        for c, k in zip(op_classes(self.kernels), self.kernels):
+            llc = getattr(k.report, "llc", None) or {}
+            row = out.setdefault(c, {"hits": 0, "misses": 0, "warm_hits": 0})
+            for key in row:
+                row[key] += int(llc.get(key, 0))
+        for row in out.values():
+            n = row["hits"] + row["misses"]
+            row["hit_rate"] = row["hits"] / n if n else float("nan")
+        return out
+
+    def memory_moves(self) -> dict:
+        """What carrying the LLC between kernels moved: bytes of reads found warm (lines an earlier kernel
+        left), bytes of earlier kernels' dirty lines written back when a later kernel evicted them, and the
+        write-back of the dirty lines left at the end (all 0 for isolated kernels)."""
+        line = self.line_bytes
+        warm = sum(int((getattr(k.report, "llc", None) or {}).get("warm_hits", 0)) for k in self.kernels)
+        paid = sum(int((getattr(k.report, "llc", None) or {}).get("warm_writebacks", 0)) for k in self.kernels)
+        return {"memory_state": self.memory_state, "warm_read_bytes": warm * line, "dirty_writeback_bytes": paid * line,
+                "drained_bytes": self.drain.get("bytes", 0), "drain_cycles": self.drain.get("cycles", 0)}
 
     @property
     def joules(self) -> float:
         """Energy of every simulated launch, summed: J per sample or per token is this over their count."""
-        return sum(k.joules for k in self.kernels)
+        return sum(k.joules for k in self.kernels) + sum(self.drain.get("energy", {}).values())
 
     @property
     def watts(self) -> float:
-        """Average power over the simulated time (the kernels back to back)."""
+        """Average power over the simulated time (the kernels back to back, and the end-of-run drain)."""
         return self.joules / self.seconds if self.seconds else 0.0
 
     def energy_by_component(self) -> dict[str, float]:
@@ -92,6 +132,8 @@ class ModelReport:
             energy = getattr(k.report, "energy", None)
             for name, j in (energy.components.items() if energy is not None else ()):
                 out[name] = out.get(name, 0.0) + j
+        for name, j in self.drain.get("energy", {}).items():        # the end-of-run write-back
+            out[name] = out.get(name, 0.0) + j
         return out
 
     @property
@@ -114,8 +156,15 @@ class ModelReport:
         return sum(k.compiled for k in self.kernels)
 
     def by_op_class(self) -> dict:
-        """{op class: {"cycles", "seconds", "kernels"}} (`op_classes.py`), the largest first."""
-        return _summed(zip(op_classes(self.kernels), self.kernels))
+        """{op class: {"cycles", "seconds", "kernels"}} (`op_classes.py`), the largest first; with a carried
+        memory state, "drain" is the write-back of the dirty lines left at the end (no kernel's)."""
+        return self._with_drain(_summed(zip(op_classes(self.kernels), self.kernels)))
+
+    def _with_drain(self, rows: dict) -> dict:
+        """`rows` and the end-of-run drain as one more row, so that they add up to `cycles`."""
+        if self.drain.get("cycles"):
+            rows[DRAIN] = {"cycles": self.drain["cycles"], "seconds": self.drain["seconds"], "kernels": 0}
+        return rows
 
     def by_layer(self, depth: int | None = None) -> dict:
         """{module path: {"cycles", "seconds", "kernels"}}: where in the model the time went, from the
@@ -124,12 +173,14 @@ class ModelReport:
         def key(k):
             path = ".".join(k.module.split(".")[:depth]) if depth else k.module
             return path or "(model)"
-        return _summed((key(k), k) for k in self.kernels)
+        return self._with_drain(_summed((key(k), k) for k in self.kernels))
 
     def to_dict(self) -> dict:
         return {"config": self.config, "cycles": self.cycles, "seconds": self.seconds, "coverage": self.coverage,
                 "joules": self.joules, "watts": self.watts, "energy_components": self.energy_by_component(),
                 "timing_only": self.timing_only, "index_distribution": self.index_distribution,
+                "memory_state": self.memory_state, "drain": dict(self.drain), "memory_moves": self.memory_moves(),
+                "llc_by_op_class": self.llc_by_op_class(),
                 "index_inputs": dict(self.index_inputs), "by_op_class": self.by_op_class(),
                 "by_layer": self.by_layer(),
                 "simulated_ops": self.simulated_ops, "not_simulated": dict(self.not_simulated),
@@ -180,6 +231,17 @@ class ModelReport:
         classes = ", ".join(f"{c} {v['seconds'] / self.seconds:.0%}" for c, v in self.by_op_class().items()) \
             if self.seconds else "none"
         lines.append(f"by op class: {classes}")
+        llc = ", ".join(f"{c} {v['hit_rate']:.0%}" for c, v in self.llc_by_op_class().items()
+                        if v["hits"] + v["misses"])
+        lines.append(f"LLC hit rate by op class: {llc or 'no DRAM lines touched'}")
+        m = self.memory_moves()
+        if self.memory_state == "carried":
+            lines.append(f"memory state carried between kernels: {m['warm_read_bytes'] / 1e6:.3g} MB of reads found "
+                         f"warm, {m['dirty_writeback_bytes'] / 1e6:.3g} MB of earlier kernels' dirty lines written "
+                         f"back; {m['drained_bytes'] / 1e6:.3g} MB left dirty drained at the end "
+                         f"({m['drain_cycles']:,} cycles, in the total)")
+        else:
+            lines.append("memory state: isolated kernels (each on a cold LLC; nothing written back at the end)")
         if self.timing_only:
             lines.append(f"timing only (no outputs computed); index tensors: {self.index_distribution or 'none'}")
         lines.append(f"simulated in {self.wall_seconds:.2f} s of host time")

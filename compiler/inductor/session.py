@@ -14,6 +14,8 @@ from contextlib import contextmanager
 
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from simulator.energy import drain_joules
+
 from .report import KernelRun, ModelReport
 from .resident import Resident
 
@@ -70,15 +72,43 @@ def resident() -> Resident | None:
     return _GRAPHS_RUNNING[-1] if _GRAPHS_RUNNING else None
 
 
+MEMORY_STATES = ("carried", "isolated")
+# Carried by default: on the chip, a model's kernels run back to back on one SRAM, so a kernel finds the
+# activations the previous one wrote and the weights it shares with it, and pays for the dirty lines it
+# evicts; isolated kernels (each on a cold, empty LLC, nothing ever written back) is the simpler model,
+# kept to compare against and to time one kernel on its own.
+DEFAULT_MEMORY_STATE = "carried"
+
+
+def check_memory_state(memory_state: str) -> str:
+    if memory_state not in MEMORY_STATES:
+        raise ValueError(f"memory_state must be one of {', '.join(map(repr, MEMORY_STATES))} (the LLC carried from "
+                         f"kernel to kernel, or each kernel on a cold chip), got {memory_state!r}")
+    return memory_state
+
+
 class Recording:
     """One model run: its report and the hardware config it runs on, read once when it starts.
-    `timing_only`: its kernels launch with `numerics=False` (`estimate`): nothing is computed."""
+    `timing_only`: its kernels launch with `numerics=False` (`estimate`): nothing is computed.
+    `memory_state`: "carried" (the run's launches share one LLC, `state`) or "isolated" (each on a cold one)."""
 
-    def __init__(self, timing_only: bool = False):
+    def __init__(self, timing_only: bool = False, memory_state: str = DEFAULT_MEMORY_STATE):
+        from ..runtime.mtia_executor import new_memory_state
         from ..runtime.target import default_config
         self.config = default_config()
         self.timing_only = timing_only
-        self.report = ModelReport(config=self.config.name, timing_only=timing_only)
+        self.state = new_memory_state(self.config) if check_memory_state(memory_state) == "carried" else None
+        self.report = ModelReport(config=self.config.name, timing_only=timing_only, memory_state=memory_state,
+                                  line_bytes=self.config.sram.line_bytes)
+
+    def finish(self) -> None:
+        """The run's end: the dirty lines its kernels left in the carried LLC are written back (counted apart
+        from the kernels, in `report.drain`)."""
+        if self.state is not None:
+            d = self.state.drain()
+            seconds = d.cycles / (self.config.clock_ghz * 1e9)
+            self.report.drain = {"lines": d.lines, "bytes": d.bytes, "cycles": int(round(d.cycles)),
+                                 "seconds": seconds, "energy": drain_joules(self.config, d.bytes, seconds)}
 
 
 def target():
@@ -88,6 +118,11 @@ def target():
         return _ACTIVE[-1].config
     from ..runtime.target import default_config
     return default_config()
+
+
+def memory_state():
+    """The chip memory state the innermost recording's launches carry (None: isolated kernels, or no run)."""
+    return _ACTIVE[-1].state if _ACTIVE else None
 
 
 def timing_only() -> bool:
@@ -124,13 +159,14 @@ def _module_name(qualified: str) -> str:
 
 
 @contextmanager
-def recording(timing_only: bool = False):
-    rec = Recording(timing_only)
+def recording(timing_only: bool = False, memory_state: str = DEFAULT_MEMORY_STATE):
+    rec = Recording(timing_only, memory_state)
     eager = EagerOps()
     _ACTIVE.append(rec)
     try:
         with eager:
             yield rec.report
+        rec.finish()
     finally:
         _ACTIVE.remove(rec)
         rec.report.eager_ops.update(eager.ops)
@@ -164,7 +200,8 @@ def record_launch(launcher, record, blocks: dict, compiled: bool, wall: float, i
                     module=_call_site(launcher.name),
                     grid=record.grid, blocks=dict(blocks), cycles=int(record.cycles), seconds=float(record.seconds),
                     roofline_fraction=float(roofline.fraction), bound=str(roofline.bound), compiled=compiled,
-                    wall_seconds=wall, report=record.report, ablations=dict(ablations or {}))
+                    wall_seconds=wall, report=record.report, ablations=dict(ablations or {}),
+                    reused=bool(getattr(record, "reused", False)))
     for rec in _ACTIVE:
         rec.report.kernels.append(run)
 

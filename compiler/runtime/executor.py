@@ -63,6 +63,9 @@ class LaunchOptions:
     """Place the launch's arrays in on-chip SRAM instead of DRAM (compiler/runtime/memory.py)."""
     machine: object = None
     """A caller's `simulator.machine.Machine` to run on (a tracer on it, a warm LLC); its config is the target."""
+    memory_state: object = None
+    """The chip's memory the launch starts from and leaves its lines in (`simulator.chip.memory_state.
+    MemoryState`, what earlier kernels of a model run left in the LLC); None: a cold chip (an empty LLC)."""
     max_steps: int | None = None
     """Steps a program may run before it is stopped (None: the environment's limit, `simulator.launch`)."""
     max_programs: int | None = None

@@ -33,7 +33,7 @@ from .specialize import ConstArg, RuntimeArg, key_part, specialize
 AMD_TUNING_HINTS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
 # keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
 LAUNCH_KEYWORDS = ["num_warps", "num_stages", "pe_mapping", "num_ctas", "maxnreg", "enable_fp_fusion",
-                   "debug", "extern_libs", "executor", "numerics", "sram_resident", "machine", "max_steps",
+                   "debug", "extern_libs", "executor", "numerics", "sram_resident", "machine", "memory_state", "max_steps",
                    "max_programs", "mtia_options", "launch_cooperative_grid", *AMD_TUNING_HINTS]
 # Triton's own compile options: a kernel parameter of the same name (the fused-softmax tutorial's
 # `num_stages: tl.constexpr`) binds the value and the launch still reads it, as Triton's launcher does

@@ -11,8 +11,10 @@ as an earlier one when all of these are:
   as the runtime lays them out in simulated memory);
 - every launch option (num_stages, pe_mapping, the backend switches, sram_resident, ...) and the
   hardware config, all of its values;
-- the memory state it starts from: only a fresh Machine's (a launch on a caller's Machine, whose
-  LLC and tracer carry over, is never reused);
+- the memory state it starts from: a fresh Machine's, or, for a launch on a carried memory state
+  (`memory_state=`), the class of that state, with keys relative to where the buffers lie and the
+  launch's effect on the LLC kept to replay (`memo_state.py` says what that class is and why a reuse is
+  sound); a launch on a caller's Machine, whose LLC and tracer carry over, is never reused;
 - and for a program whose tile data can reach an address or a branch (a gather's indices, a
   data-dependent loop: `simulator.pe.timing_only.is_blind` says no), the bytes of every buffer.
 
@@ -33,7 +35,8 @@ DRAM channel and bank hash (higher address bits are XOR-folded onto the channel 
 and the LLC sets, so the same kernel on a buffer elsewhere sees its lines permuted over channels and
 sets. An identical launch's exact record is still taken first; a record found only by the relaxed key
 (whose key starts with `PLACEMENT_BLIND`) is counted in `STATS["reused_elsewhere"]` and never serves an
-exact lookup.
+exact lookup. It applies to isolated launches only: a launch on a carried memory state is keyed relative
+to its buffers already (`memo_state.py`).
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ import hashlib
 from collections import OrderedDict
 from contextlib import contextmanager
 
-from . import disk_cache
+from . import disk_cache, memo_state
 
 KIND = "launches"
 _MEMORY: OrderedDict = OrderedDict()     # key -> record or DATA_DEPENDENT, most recent last
@@ -82,7 +85,8 @@ def clear() -> None:
 
 
 def applies(executor, options) -> bool:
-    """Whether this launch may be reused: a timing-only run of an executor that allows it, on a fresh machine."""
+    """Whether this launch may be reused: a timing-only run of an executor that allows it, on a fresh machine
+    (or a carried memory state, `memo_state.py`)."""
     if _OFF or not getattr(executor, "reusable_timing", False) or options.machine is not None:
         return False
     numerics = getattr(executor, "numerics", True) if options.numerics is None else options.numerics
@@ -96,7 +100,7 @@ def launch_key(compiled, grid: tuple, values: list, buffers: list, options) -> t
                  for v in values)
     bufs = tuple((b.name, b.address, b.size, b.region, b.guard) for b in buffers)
     opts = tuple((f.name, repr(getattr(options, f.name))) for f in dataclasses.fields(options)
-                 if f.name not in ("config", "machine", "executor"))
+                 if f.name not in ("config", "machine", "executor", "memory_state"))
     config = hashlib.sha256(options.config.model_dump_json().encode()).hexdigest()
     return (kernel_body(compiled), tuple(grid), args, bufs, opts, config)
 
@@ -135,7 +139,10 @@ def data_key(key: tuple, buffers: list) -> tuple:
     """`key` with the bytes of every buffer: for a program whose data can reach its timing."""
     digest = hashlib.sha256()
     for b in buffers:
-        digest.update(memoryview(b.data).cast("B"))
+        if b.lazy:              # (a lazy buffer has no bytes: it reads as zeros whatever its size)
+            digest.update(b"lazy")
+        else:
+            digest.update(memoryview(b.data).cast("B"))
     return (*key, digest.hexdigest())
 
 
@@ -164,34 +171,52 @@ def _keep(key: tuple, value) -> None:
 def run(compiled, grid: tuple, values: list, buffers: list, options, simulate, reads_data):
     """The record of this timing-only launch: an earlier identical launch's (a copy, `reused=True`), or
     `simulate()`'s, kept for the next. `reads_data()`: whether the program's data can reach its timing."""
-    key = launch_key(compiled, grid, values, buffers, options)
-    hit = _find(key)
-    if _ACROSS and not isinstance(hit, str) and not reads_data():
-        relaxed = placement_key(compiled, grid, values, options)
-        if hit is not None:                      # an identical launch: exact, whatever the context
-            if _find(relaxed) is None:           # (and from now on the other layers' record too)
-                _keep(relaxed, hit)
-            STATS["reused"] += 1
-            return _as_launched(hit, compiled)
-        hit = _find(relaxed)
-        if hit is not None:
-            STATS["reused"] += 1
-            STATS["reused_elsewhere"] += 1
-            return _as_launched(hit, compiled)
-        record = simulate()                      # at this launch's own addresses: an exact record too
-        STATS["simulated"] += 1
-        _keep(key, record)
-        _keep(relaxed, record)
-        return record
+    state = options.memory_state
+    if state is None:
+        key, incoming = launch_key(compiled, grid, values, buffers, options), ()
+        hit = _find(key)
+        if _ACROSS and not isinstance(hit, str) and not reads_data():
+            return _across_placements(key, hit, compiled, grid, values, options, simulate)
+    else:
+        spans = memo_state.ranges(values)
+        key = memo_state.relative_key(compiled, grid, values, options, kernel_body)
+        incoming = memo_state.state_class(state, spans)
+        hit = _find((*key, *incoming))
     if isinstance(hit, str) or (hit is None and reads_data()):       # DATA_DEPENDENT
         if hit is None:
-            _keep(key, DATA_DEPENDENT)
+            _keep((*key, *incoming), DATA_DEPENDENT)
+        if state is not None:       # its addresses are data: where its buffers lie counts
+            key = launch_key(compiled, grid, values, buffers, options)
         key = data_key(key, buffers)
-        hit = _find(key)
+        hit = _find((*key, *incoming))
     if hit is not None:
         STATS["reused"] += 1
+        if state is not None:
+            memo_state.replay(state, spans, hit.effect)
+            hit = hit.record
         return _as_launched(hit, compiled)
     record = simulate()
     STATS["simulated"] += 1
+    _keep((*key, *incoming), record if state is None else memo_state.Carried(record, memo_state.effect(state, spans)))
+    return record
+
+
+def _across_placements(key: tuple, hit, compiled, grid: tuple, values: list, options, simulate):
+    """An isolated launch under `across_placements()`: an exact record if there is one, else one of the
+    same kernel over buffers of the same sizes elsewhere (another layer's weights), else simulate."""
+    relaxed = placement_key(compiled, grid, values, options)
+    if hit is not None:                      # an identical launch: exact, whatever the context
+        if _find(relaxed) is None:           # (and from now on the other layers' record too)
+            _keep(relaxed, hit)
+        STATS["reused"] += 1
+        return _as_launched(hit, compiled)
+    hit = _find(relaxed)
+    if hit is not None:
+        STATS["reused"] += 1
+        STATS["reused_elsewhere"] += 1
+        return _as_launched(hit, compiled)
+    record = simulate()                      # at this launch's own addresses: an exact record too
+    STATS["simulated"] += 1
     _keep(key, record)
+    _keep(relaxed, record)
     return record

@@ -77,6 +77,13 @@ class MtiaRunRecord(RunRecord):
         return str(self.report)
 
 
+def new_memory_state(cfg):
+    """An empty chip memory state for `cfg` (`simulator.chip.memory_state`): what a model run's launches
+    pass as `memory_state=` to carry the LLC from kernel to kernel."""
+    from simulator.chip.memory_state import MemoryState
+    return MemoryState(cfg)
+
+
 def mtia_program(compiled, cfg, num_stages: int = 3, options=None):
     """The MTIA program of a compiled kernel for `cfg` and its IR stages, as the backend compiles and keeps
     it (compiler/backend/launch/specialize.py; imported there when first asked, as `import compiler` does
@@ -112,9 +119,12 @@ class MtiaExecutor:
         from .target import resolve
         options = resolve(options)      # the runtime resolved it already; a direct caller may not have
         machine = options.machine                       # a caller's Machine (a tracer on it, a warm LLC)
+        if machine is not None and options.memory_state is not None:
+            raise ValueError("a launch takes machine= (a Machine with its own LLC) or memory_state= (the LLC "
+                             "earlier launches left), not both")
         if machine is None:
             numerics = self.numerics if options.numerics is None else options.numerics
-            machine = Machine(options.config, numerics=numerics)
+            machine = Machine(options.config, numerics=numerics, memory_state=options.memory_state)
         cfg = machine.cfg
         check_cooperative_grid(options.launch_cooperative_grid, grid, cfg.num_pes)
         check_programs(grid, options.max_programs)     # before any planning over the programs

@@ -9,6 +9,11 @@ Each way also keeps whether its line is dirty (written since it came from DRAM, 
 write-back policy) and when its data is there: a line being filled is allocated at once, with the
 time its fill lands, so that a second reader waits for that fill instead of finding the line
 ready (what an MSHR does).
+
+The cache outlives a launch when the caller carries it (`memory_state.py`): each way remembers the
+launch that last brought its line in or wrote it (`epoch`), so that a launch counts the reads it
+found warm (lines an earlier launch left) and the dirty lines an earlier launch left that it had to
+write back when it evicted them.
 """
 from __future__ import annotations
 
@@ -25,6 +30,8 @@ class LLC:
         self.stamp = np.zeros(shape, np.int64) if self.sets else None
         self.dirty = np.zeros(shape, np.bool_) if self.sets else None
         self.ready = np.zeros(shape, np.float64) if self.sets else None
+        self.epoch = np.zeros(shape, np.int32) if self.sets else None    # launch that last filled or wrote it
+        self.launch = 0
         self.clock = 0
         self.allocated = False        # whether a line got a way (and so a ready time) since the last launch
         self.new_launch()
@@ -32,6 +39,9 @@ class LLC:
     def new_launch(self) -> None:
         """Counters at zero; fills still in flight at the end of the last launch have landed."""
         self.hits = self.misses = self.fill_waits = self.writebacks = 0
+        self.warm_hits = 0            # reads of lines an earlier launch left
+        self.warm_writebacks = 0      # dirty lines an earlier launch left, written back when evicted
+        self.launch += 1
         if self.allocated:            # (a fresh or untouched `ready` is all zeros: filling its 8 MB again
             self.ready.fill(0.0)      # costs a launch tens of milliseconds of page faults on a loaded host)
         self.allocated = False
@@ -52,6 +62,7 @@ class LLC:
                 match, s = match[hit], s[hit]
             way = match.argmax(axis=1)
             self.stamp[s, way] = self.clock
+            self.warm_hits += int(np.count_nonzero(self.epoch[s, way] < self.launch))
             r = self.ready[s, way]
             latest = float(r.max())
             if latest > now:
@@ -76,9 +87,11 @@ class LLC:
             victim = self.stamp[s].argmin(axis=1)
             old = self.tags[s, victim]
             gone = (old > 0) & self.dirty[s, victim]
+            self.warm_writebacks += int(np.count_nonzero(self.epoch[s, victim][gone] < self.launch))
             self.tags[s, victim] = tag1
             self.stamp[s, victim] = self.clock
             self.dirty[s, victim] = dirty
+            self.epoch[s, victim] = self.launch
             victims = (old[gone] - 1) * self.sets + s[gone]
             self.writebacks += int(victims.size)
             return (s, victim), victims
@@ -92,9 +105,11 @@ class LLC:
             gone = (old > 0) & self.dirty[ss, victim]
             if gone.any():
                 evicted.append((old[gone] - 1) * self.sets + ss[gone])
+                self.warm_writebacks += int(np.count_nonzero(self.epoch[ss, victim][gone] < self.launch))
             self.tags[ss, victim] = tag1[now]
             self.stamp[ss, victim] = self.clock
             self.dirty[ss, victim] = dirty
+            self.epoch[ss, victim] = self.launch
             sets_out[now], ways_out[now] = ss, victim
             todo = np.setdiff1d(todo, now, assume_unique=True)
         victims = np.concatenate(evicted) if evicted else np.zeros(0, np.int64)
@@ -115,7 +130,12 @@ class LLC:
     def mark_dirty(self, lines: np.ndarray) -> None:
         hit, slots = self.find(lines)
         if hit.any():
-            self.dirty[slots] = True
+            self.write(slots)
+
+    def write(self, slots: tuple[np.ndarray, np.ndarray]) -> None:
+        """Cached lines written by this launch: dirty, and this launch's to write back."""
+        self.dirty[slots] = True
+        self.epoch[slots] = self.launch
 
     def discard(self, lines: np.ndarray) -> int:
         """Drop lines (a dead tensor) without writing them back; returns how many were dirty."""
@@ -127,6 +147,13 @@ class LLC:
         self.dirty[slots] = False
         self.ready[slots] = 0.0
         return n
+
+    def resident(self) -> tuple[np.ndarray, np.ndarray]:
+        """(line numbers, dirty flags) of every cached line, in (set, way) order."""
+        if self.sets == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.bool_)
+        s, w = np.nonzero(self.tags)
+        return (self.tags[s, w] - 1) * self.sets + s, self.dirty[s, w]
 
     def dirty_lines(self) -> int:
         return int(self.dirty.sum()) if self.sets else 0

@@ -92,10 +92,11 @@ _SPANS: dict[tuple, tuple[int, int]] = {}        # a box pattern's span, from it
 
 
 class MemorySystem:
-    def __init__(self, cfg: Config, gmem=None):
+    def __init__(self, cfg: Config, gmem=None, llc: LLC | None = None):
         self.cfg = cfg
         self.gmem = gmem
-        self.llc = LLC(cfg.sram.llc_mib << 20, cfg.sram.line_bytes, cfg.sram.ways)
+        # a caller's LLC (memory_state.py: what earlier launches left in it), else an empty one
+        self.llc = llc if llc is not None else LLC(cfg.sram.llc_mib << 20, cfg.sram.line_bytes, cfg.sram.ways)
         self.write_back = cfg.sram.llc_policy == "write_back"
         self.line = cfg.sram.line_bytes
         self.burst = cfg.pe.dma.burst_bytes
@@ -360,7 +361,7 @@ class MemorySystem:
             llc.stamp[slots] = llc.clock
         if self.write_back and llc.sets:
             if hits:
-                llc.dirty[slots] = True
+                llc.write(slots)
             whole = ~present & (cov == self.line)
             new, victims = llc.allocate(lines[whole], dirty=True)
             if new[0].size:

@@ -31,7 +31,8 @@ def test_model_matches_eager_with_every_op_simulated(name):
     for k in report.kernels:
         assert k.cycles > 0 and 0 < k.roofline_fraction <= 1 and k.bound in ("dram", "sram", "noc", "dpe", "se", "re", "vector")
         assert k.aten_ops, f"{k.name} has no ATen origin"
-    assert report.cycles == sum(k.cycles for k in report.kernels)
+    # the kernels, and (the LLC carried between them, the default) the dirty lines left at the end written back
+    assert report.cycles == sum(k.cycles for k in report.kernels) + report.drain.get("cycles", 0)
     print(f"{name}: simulated in {report.wall_seconds:.1f} s")
 
 
