@@ -16,6 +16,7 @@ and the triton package whose code generation Inductor imports: no kernel runs on
 """
 from __future__ import annotations
 
+import contextlib
 import time
 import weakref
 
@@ -27,6 +28,7 @@ from . import header, session
 from .backend import mtiasim
 from .estimate import estimate
 from .report import KernelRun, ModelReport
+from .training import training_step
 
 _COMPILED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -40,8 +42,9 @@ def compiled(model):
 
 
 def simulate(model, *inputs, **kwargs) -> tuple[object, ModelReport]:
-    """Run `model(*inputs, **kwargs)` once with every generated kernel on the simulator (under
-    `torch.no_grad()`); returns the outputs and the run's `ModelReport`.
+    """Run `model(*inputs, **kwargs)` once with every generated kernel on the simulator; returns the
+    outputs and the run's `ModelReport`. An `nn.Module` runs under `torch.no_grad()` (inference); any
+    other callable (a training step, `training.training_step`) with gradients as the caller has them.
 
     What Dynamo leaves to plain PyTorch (the code around a graph break) is in the report's
     `not_simulated` and `eager_ops`; a run of which Dynamo compiled nothing (it hit its recompile
@@ -54,7 +57,8 @@ def run_model(model, inputs: tuple, kwargs: dict, timing_only: bool) -> tuple[ob
     header.check_triton_package()        # before Dynamo, which would wrap the error in its own
     fn = compiled(model)
     start = time.perf_counter()
-    with session.recording(timing_only) as report, torch.no_grad(), \
+    grad = torch.no_grad() if isinstance(model, torch.nn.Module) else contextlib.nullcontext()
+    with session.recording(timing_only) as report, grad, \
             torch._dynamo.config.patch(fail_on_recompile_limit_hit=True):
         try:
             outputs = fn(*inputs, **kwargs)
@@ -73,4 +77,4 @@ def run_model(model, inputs: tuple, kwargs: dict, timing_only: bool) -> tuple[ob
     return outputs, report
 
 
-__all__ = ["simulate", "estimate", "compiled", "mtiasim", "ModelReport", "KernelRun", "NotSimulatedError"]
+__all__ = ["simulate", "estimate", "training_step", "compiled", "mtiasim", "ModelReport", "KernelRun", "NotSimulatedError"]

@@ -19,6 +19,11 @@ def _summed(pairs) -> dict:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]["cycles"]))
 
 
+# the parts of a training step, in order: the forward graphs (and an inference run), the backward graphs
+# AOTAutograd compiled, the graphs Dynamo captured from an optimizer's step()
+PHASES = ("forward", "backward", "optimizer")
+
+
 @dataclass
 class KernelRun:
     """One launch of a generated kernel on the simulator."""
@@ -36,6 +41,7 @@ class KernelRun:
     report: object = field(default=None, repr=False, compare=False)   # the simulator's full Report
     ablations: dict = field(default_factory=dict)   # switch -> cycles with it off / cycles (session.ablating)
     module: str = ""           # the model's submodule its ops came from ("layers.0.mlp"; "": none or several)
+    phase: str = "forward"     # what of a training step launched it: one of PHASES
 
     def as_row(self) -> dict:
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "report"}
@@ -100,11 +106,23 @@ class ModelReport:
             return path or "(model)"
         return _summed((key(k), k) for k in self.kernels)
 
+    def by_phase(self) -> dict:
+        """{phase: {"cycles", "seconds", "kernels", "bound"}}: a training step split into forward, backward
+        and optimizer (PHASES order; phases with no kernel left out). "bound": {bound: cycles} of its kernels."""
+        out = {}
+        for phase in PHASES:
+            mine = [k for k in self.kernels if k.phase == phase]
+            if mine:
+                row = _summed((phase, k) for k in mine)[phase]
+                row["bound"] = {b: v["cycles"] for b, v in _summed((k.bound, k) for k in mine).items()}
+                out[phase] = row
+        return out
+
     def to_dict(self) -> dict:
         return {"config": self.config, "cycles": self.cycles, "seconds": self.seconds, "coverage": self.coverage,
                 "timing_only": self.timing_only, "index_distribution": self.index_distribution,
                 "index_inputs": dict(self.index_inputs), "by_op_class": self.by_op_class(),
-                "by_layer": self.by_layer(),
+                "by_layer": self.by_layer(), "by_phase": self.by_phase(),
                 "simulated_ops": self.simulated_ops, "not_simulated": dict(self.not_simulated),
                 "eager_ops": dict(self.eager_ops), "graphs_run": self.graphs_run, "graphs_compiled": self.graphs_compiled,
                 "transfers": asdict(self.transfers), "cache_hits": self.cache_hits, "compiles": self.compiles,
@@ -140,6 +158,10 @@ class ModelReport:
         classes = ", ".join(f"{c} {v['seconds'] / self.seconds:.0%}" for c, v in self.by_op_class().items()) \
             if self.seconds else "none"
         lines.append(f"by op class: {classes}")
+        phases = self.by_phase()
+        if set(phases) != {"forward"}:
+            lines.append("by phase: " + ", ".join(f"{p} {v['cycles']:,} cycles in {v['kernels']} launches"
+                                                  for p, v in phases.items()))
         if self.timing_only:
             lines.append(f"timing only (no outputs computed); index tensors: {self.index_distribution or 'none'}")
         lines.append(f"simulated in {self.wall_seconds:.2f} s of host time")

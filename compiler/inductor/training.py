@@ -1,0 +1,33 @@
+"""Training steps on the simulator: forward, `loss.backward()` and an optimizer step.
+
+    step = compiler.inductor.training_step(model, loss_fn, optimizer)
+    loss, report = compiler.inductor.simulate(step, x, y)        # one step; grads and weights updated
+    report.by_phase()          # {"forward": ..., "backward": ..., "optimizer": ...}
+
+`training_step` returns a plain function of (*inputs, target): zero the gradients, run the model,
+the loss, its backward and the optimizer's step. Under `simulate` (or `estimate`) it is compiled
+whole by Dynamo with our backend: the forward and the loss are one graph, whose backward graph
+AOTAutograd hands to the backend when `backward()` first reaches it (`backend._inner_compile`), and
+the optimizer's step (its foreach or fused form as the optimizer was built) is another graph. The
+autograd engine itself runs on the host: it seeds the loss's gradient (one `ones_like`) and hands
+each parameter its gradient tensor (no compute when the gradients were set to None).
+
+`torch.compile(model, backend="mtiasim")` trains too: its backward graph is compiled by our backend
+when `backward()` reaches it, and `torch.compile(optimizer.step, backend="mtiasim")` compiles the step.
+"""
+from __future__ import annotations
+
+import torch
+
+
+def training_step(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer):
+    """step(*inputs, target) -> loss: one training step of `model` (module docstring)."""
+    def step(*args):
+        *inputs, target = args
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model(*inputs), target)
+        loss.backward()
+        optimizer.step()
+        return loss.detach()
+    step.__name__ = f"training_step_{type(model).__name__}"
+    return step
