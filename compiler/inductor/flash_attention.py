@@ -142,3 +142,6 @@ def rewrite(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     if changed:
         gm.recompile()
     return gm
+
+
+from . import flash_attention_backward  # noqa: E402,F401  (registers the op's autograd formula)
