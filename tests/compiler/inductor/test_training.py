@@ -1,0 +1,134 @@
+"""Training steps through compiler.inductor: forward, loss.backward() and AdamW on the simulator, against
+eager PyTorch, by `simulate` of a whole step and by `torch.compile(model, backend="mtiasim")`.
+
+Tolerances: losses rtol 1e-5; gradients and updated parameters atol 2e-5, rtol 1e-4 (f32: the kernels
+sum in other orders than ATen). A gradient that is zero in exact arithmetic (the key projection's bias:
+softmax ignores a constant added to every score of a row) is rounding noise in both runs, and Adam
+divides it by its own magnitude: its parameter update is noise too, so only its gradient is compared."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import compiler.inductor as ci
+from compiler.inductor import session
+from compiler.inductor.examples import MODELS
+
+# the ops that must never be left to the host in a training step (their backward included)
+HEAVY = ("mm", "addmm", "bmm", "baddbmm", "_scaled_dot_product", "embedding", "_embedding_bag", "index_put")
+
+
+def _setup(name: str):
+    torch.manual_seed(0)
+    model, inputs = MODELS[name]()
+    model.train()
+    with torch.no_grad():
+        target = torch.randn_like(model(*inputs))
+    eager = copy.deepcopy(model)
+    return model, eager, inputs, target
+
+
+def _adamw(model):
+    return torch.optim.AdamW(model.parameters(), lr=1e-2)
+
+
+def _eager_steps(model, inputs, target, steps: int) -> list:
+    step = ci.training_step(model, F.mse_loss, _adamw(model))
+    out = []
+    for _ in range(steps):
+        loss = step(*inputs, target)
+        out.append(_state(model, loss))
+    return out
+
+
+def _state(model, loss) -> dict:
+    return {"loss": loss.detach().clone(), "grads": {n: p.grad.clone() for n, p in model.named_parameters()},
+            "params": {n: p.detach().clone() for n, p in model.named_parameters()}}
+
+
+def _assert_matches(got: dict, expected: dict, step: int):
+    torch.testing.assert_close(got["loss"], expected["loss"], rtol=1e-5, atol=1e-6, msg=f"step {step}: loss")
+    biggest = max(g.abs().max().item() for g in expected["grads"].values())
+    for name, grad in expected["grads"].items():
+        torch.testing.assert_close(got["grads"][name], grad, rtol=1e-4, atol=2e-5, msg=f"step {step}: grad of {name}")
+        if grad.abs().max().item() > 1e-6 * biggest:        # not a gradient of rounding noise (module docstring)
+            torch.testing.assert_close(got["params"][name], expected["params"][name], rtol=1e-4, atol=2e-5,
+                                       msg=f"step {step}: {name} after AdamW")
+
+
+def _assert_simulated(report):
+    assert report.coverage >= 0.95, report.table()
+    assert not [op for op in report.not_simulated if any(h in op for h in HEAVY)], report.table()
+    phases = report.by_phase()
+    assert list(phases) == ["forward", "backward", "optimizer"], phases
+    assert all(v["cycles"] > 0 and v["kernels"] > 0 for v in phases.values())
+    assert sum(v["cycles"] for v in phases.values()) == report.cycles
+
+
+def _simulated_steps(name: str, steps: int):
+    model, eager, inputs, target = _setup(name)
+    step = ci.training_step(model, F.mse_loss, _adamw(model))
+    expected = _eager_steps(eager, inputs, target, steps)
+    reports = []
+    for i in range(steps):
+        loss, report = ci.simulate(step, *inputs, target)
+        _assert_matches(_state(model, loss), expected[i], i)
+        _assert_simulated(report)
+        reports.append(report)
+    return reports
+
+
+def _compiled_steps(name: str, steps: int):
+    """torch.compile(model) and torch.compile(optimizer.step): the loss and autograd's engine run eagerly."""
+    model, eager, inputs, target = _setup(name)
+    opt = _adamw(model)
+    fast = torch.compile(model, backend="mtiasim")
+    fast_step = torch.compile(opt.step, backend="mtiasim")
+    expected = _eager_steps(eager, inputs, target, steps)
+    reports = []
+    for i in range(steps):
+        with session.recording() as report:
+            opt.zero_grad(set_to_none=True)
+            loss = F.mse_loss(fast(*inputs), target)
+            loss.backward()
+            fast_step()
+        _assert_matches(_state(model, loss), expected[i], i)
+        _assert_simulated(report)
+        reports.append(report)
+    return reports
+
+
+def test_mlp_trains_three_adamw_steps_through_simulate_and_a_second_step_compiles_nothing():
+    reports = _simulated_steps("mlp", 3)
+    first, second = reports[0], reports[1]
+    assert first.graphs_compiled > 0 and first.compiles > 0
+    assert second.graphs_compiled == 0 and second.compiles == 0, second.table()
+    assert second.cache_hits == len(second.kernels) == len(first.kernels)
+    # the backward's matmuls: dW of both Linears and dX of the second (the input needs no gradient)
+    assert sum("aten.mm" in k.aten_ops for k in first.kernels if k.phase == "backward") == 3, first.table()
+
+
+def test_mlp_trains_through_torch_compile():
+    reports = _compiled_steps("mlp", 3)
+    assert reports[1].graphs_compiled == 0 and reports[1].compiles == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["decoder", "dlrm"])
+def test_model_trains_three_adamw_steps_through_simulate(name):
+    reports = _simulated_steps(name, 3)
+    assert reports[2].graphs_compiled == 0 and reports[2].compiles == 0
+    backward = {k.name for k in reports[0].kernels if k.phase == "backward"}
+    if name == "decoder":          # attention's backward is our flash-attention backward, on the simulator
+        assert {"flash_attention_backward_dq", "flash_attention_backward_dkdv"} <= backward, backward
+    else:                          # the bags' gradients scatter into the tables in kernels
+        assert any("embedding_dense_backward" in n for n in backward), backward
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["decoder", "dlrm"])
+def test_model_trains_through_torch_compile(name):
+    _compiled_steps(name, 3)
