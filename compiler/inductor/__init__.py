@@ -5,6 +5,8 @@
     print(report)          # a row per kernel: ATen ops, grid, cycles, roofline; totals, coverage
     report = compiler.inductor.estimate(meta_model, x)         # timing only, weights on the meta device
     fast = torch.compile(model, backend="mtiasim")             # the same path as a Dynamo backend
+    step = compiler.inductor.training_step(model, loss_fn, opt)  # forward, backward, optimizer step
+    loss, report = compiler.inductor.simulate(step, x, y)      # report.by_phase(): the step's split
 
 Inductor lowers the model to Triton kernels for CPU tensors (`backend.py`); each kernel module is
 loaded with its triton imports pointing at our compiler (`header.py`, `helpers.py`), and its
@@ -28,7 +30,7 @@ from . import header, session
 from .backend import mtiasim
 from .estimate import estimate
 from .report import KernelRun, ModelReport
-from .training import training_step
+from .training import estimate_step, training_step
 
 _COMPILED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -77,4 +79,5 @@ def run_model(model, inputs: tuple, kwargs: dict, timing_only: bool) -> tuple[ob
     return outputs, report
 
 
-__all__ = ["simulate", "estimate", "training_step", "compiled", "mtiasim", "ModelReport", "KernelRun", "NotSimulatedError"]
+__all__ = ["simulate", "estimate", "training_step", "estimate_step", "compiled", "mtiasim", "ModelReport", "KernelRun",
+           "NotSimulatedError"]

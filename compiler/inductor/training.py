@@ -12,12 +12,19 @@ the optimizer's step (its foreach or fused form as the optimizer was built) is a
 autograd engine itself runs on the host: it seeds the loss's gradient (one `ones_like`) and hands
 each parameter its gradient tensor (no compute when the gradients were set to None).
 
+`estimate_step` times one step of a model whose weights are on the meta device (`estimate.py`): the
+optimizer is built over the parameters' CPU stand-ins, and its state (Adam's moments) is allocated
+when the first step starts, as in eager PyTorch.
+
 `torch.compile(model, backend="mtiasim")` trains too: its backward graph is compiled by our backend
 when `backward()` reaches it, and `torch.compile(optimizer.step, backend="mtiasim")` compiles the step.
 """
 from __future__ import annotations
 
 import torch
+
+from .estimate import on_cpu
+from .report import ModelReport
 
 
 def training_step(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer):
@@ -31,3 +38,18 @@ def training_step(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimi
         return loss.detach()
     step.__name__ = f"training_step_{type(model).__name__}"
     return step
+
+
+def estimate_step(model: torch.nn.Module, loss_fn, optimizer, *inputs, index_distribution=None,
+                  seed: int = 0) -> ModelReport:
+    """The `ModelReport` of one timing-only training step (`estimate`): `inputs` are the model's
+    arguments and then the loss's target, meta or CPU tensors; `optimizer` builds the optimizer from
+    the parameters (`torch.optim.AdamW`, `functools.partial(torch.optim.AdamW, lr=1e-4, fused=True)`)."""
+    from . import run_model  # the package's run loop, shared with simulate
+    *model_inputs, target = inputs
+    with on_cpu(model, tuple(model_inputs), {}, index_distribution, seed) as (args, _, finish):
+        if target.is_meta:             # the loss's target: never an index (`estimate`), allocated untouched
+            target = torch.empty(target.shape, dtype=target.dtype)
+        step = training_step(model, loss_fn, optimizer(model.parameters()))
+        _, report = run_model(step, (*args, target), {}, timing_only=True)
+    return finish(report)

@@ -2,9 +2,11 @@
 eager PyTorch, by `simulate` of a whole step and by `torch.compile(model, backend="mtiasim")`.
 
 Tolerances: losses rtol 1e-5; gradients and updated parameters atol 2e-5, rtol 1e-4 (f32: the kernels
-sum in other orders than ATen). A gradient that is zero in exact arithmetic (the key projection's bias:
-softmax ignores a constant added to every score of a row) is rounding noise in both runs, and Adam
-divides it by its own magnitude: its parameter update is noise too, so only its gradient is compared."""
+sum in other orders than ATen). Adam divides each gradient element by its own magnitude (plus eps
+1e-8): its first update is lr x sign(g), so an element whose gradient is near rounding noise (|g| <
+1e-5 in eager at some step; the key projection's bias, zero in exact arithmetic as softmax ignores a
+constant added to a row's scores, is all noise) moves by +-lr on either side at random. Those elements'
+parameters are held to 2 lr per step taken; every other element to the tolerance above."""
 from __future__ import annotations
 
 import copy
@@ -32,7 +34,7 @@ def _setup(name: str):
 
 
 def _adamw(model):
-    return torch.optim.AdamW(model.parameters(), lr=1e-2)
+    return torch.optim.AdamW(model.parameters(), lr=LR)
 
 
 def _eager_steps(model, inputs, target, steps: int) -> list:
@@ -49,14 +51,20 @@ def _state(model, loss) -> dict:
             "params": {n: p.detach().clone() for n, p in model.named_parameters()}}
 
 
-def _assert_matches(got: dict, expected: dict, step: int):
+LR = 1e-2
+
+
+def _assert_matches(got: dict, expected: dict, step: int, noisy: dict):
+    """`noisy`: per parameter, its elements whose gradient was near noise at some step so far (docstring)."""
     torch.testing.assert_close(got["loss"], expected["loss"], rtol=1e-5, atol=1e-6, msg=f"step {step}: loss")
-    biggest = max(g.abs().max().item() for g in expected["grads"].values())
     for name, grad in expected["grads"].items():
         torch.testing.assert_close(got["grads"][name], grad, rtol=1e-4, atol=2e-5, msg=f"step {step}: grad of {name}")
-        if grad.abs().max().item() > 1e-6 * biggest:        # not a gradient of rounding noise (module docstring)
-            torch.testing.assert_close(got["params"][name], expected["params"][name], rtol=1e-4, atol=2e-5,
-                                       msg=f"step {step}: {name} after AdamW")
+        noisy[name] = noisy.get(name, torch.zeros_like(grad, dtype=torch.bool)) | (grad.abs() < 1e-5)
+        mine, theirs = got["params"][name], expected["params"][name]
+        torch.testing.assert_close(mine[~noisy[name]], theirs[~noisy[name]], rtol=1e-4, atol=2e-5,
+                                   msg=f"step {step}: {name} after AdamW")
+        assert ((mine - theirs)[noisy[name]].abs() <= 2 * LR * (step + 1) + 1e-6).all(), f"step {step}: {name}"
+    assert sum((~m).sum().item() for m in noisy.values()) > 0.9 * sum(m.numel() for m in noisy.values())
 
 
 def _assert_simulated(report):
@@ -72,10 +80,10 @@ def _simulated_steps(name: str, steps: int):
     model, eager, inputs, target = _setup(name)
     step = ci.training_step(model, F.mse_loss, _adamw(model))
     expected = _eager_steps(eager, inputs, target, steps)
-    reports = []
+    reports, noisy = [], {}
     for i in range(steps):
         loss, report = ci.simulate(step, *inputs, target)
-        _assert_matches(_state(model, loss), expected[i], i)
+        _assert_matches(_state(model, loss), expected[i], i, noisy)
         _assert_simulated(report)
         reports.append(report)
     return reports
@@ -88,14 +96,14 @@ def _compiled_steps(name: str, steps: int):
     fast = torch.compile(model, backend="mtiasim")
     fast_step = torch.compile(opt.step, backend="mtiasim")
     expected = _eager_steps(eager, inputs, target, steps)
-    reports = []
+    reports, noisy = [], {}
     for i in range(steps):
         with session.recording() as report:
             opt.zero_grad(set_to_none=True)
             loss = F.mse_loss(fast(*inputs), target)
             loss.backward()
             fast_step()
-        _assert_matches(_state(model, loss), expected[i], i)
+        _assert_matches(_state(model, loss), expected[i], i, noisy)
         _assert_simulated(report)
         reports.append(report)
     return reports
