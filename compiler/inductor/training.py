@@ -9,8 +9,8 @@ the loss, its backward and the optimizer's step. Under `simulate` (or `estimate`
 whole by Dynamo with our backend: the forward and the loss are one graph, whose backward graph
 AOTAutograd hands to the backend when `backward()` first reaches it (`backend._inner_compile`), and
 the optimizer's step (its foreach or fused form as the optimizer was built) is another graph. The
-autograd engine itself runs on the host: it seeds the loss's gradient (one `ones_like`) and hands
-each parameter its gradient tensor (no compute when the gradients were set to None).
+autograd engine itself runs on the host and computes nothing there: the loss's gradient seed is made
+in the forward graph, and each parameter takes its gradient tensor as it is (gradients set to None).
 
 `estimate_step` times one step of a model whose weights are on the meta device (`estimate.py`): the
 optimizer is built over the parameters' CPU stand-ins, and its state (Adam's moments) is allocated
@@ -33,7 +33,7 @@ def training_step(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimi
         *inputs, target = args
         optimizer.zero_grad(set_to_none=True)
         loss = loss_fn(model(*inputs), target)
-        loss.backward()
+        loss.backward(torch.ones_like(loss))       # the seed made in the compiled graph, not by autograd on the host
         optimizer.step()
         return loss.detach()
     step.__name__ = f"training_step_{type(model).__name__}"

@@ -85,6 +85,7 @@ def _simulated_steps(name: str, steps: int):
         loss, report = ci.simulate(step, *inputs, target)
         _assert_matches(_state(model, loss), expected[i], i, noisy)
         _assert_simulated(report)
+        assert not report.not_simulated, report.table()      # the whole step, autograd's seed too
         reports.append(report)
     return reports
 
