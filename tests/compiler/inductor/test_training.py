@@ -141,3 +141,29 @@ def test_model_trains_three_adamw_steps_through_simulate(name):
 @pytest.mark.parametrize("name", ["decoder", "dlrm"])
 def test_model_trains_through_torch_compile(name):
     _compiled_steps(name, 3)
+
+
+def test_masked_attention_trains_with_its_backward_in_kernels():
+    """A mask keeps attention off the flash kernels; its backward is Inductor's kernels, not torch's CPU
+    flash-attention backward on the host."""
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 16, 16, requires_grad=True) for _ in range(3))
+    mask = torch.randn(16, 16)
+
+    def step(q, k, v, mask):
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        out.sum().backward(torch.ones(()))
+        return out.detach()
+    out, report = ci.simulate(step, q, k, v, mask)
+    grads = [t.grad for t in (q, k, v)]
+    refs = [t.detach().clone().requires_grad_() for t in (q, k, v)]
+    expected = F.scaled_dot_product_attention(*refs, attn_mask=mask)
+    expected.sum().backward()
+    torch.testing.assert_close(out, expected, rtol=1e-4, atol=1e-5)
+    for name, mine, ref in zip("qkv", grads, refs):
+        torch.testing.assert_close(mine, ref.grad, rtol=1e-4, atol=1e-5, msg=f"d{name}")
+    # (autograd's engine lays the leaves' gradients out on the host: a copy, no attention op)
+    assert not [op for op in report.not_simulated if any(h in op for h in HEAVY)], report.table()
+    assert {"aten.bmm", "aten._softmax_backward_data"} & {op for k in report.kernels if k.phase == "backward"
+                                                          for op in k.aten_ops}
