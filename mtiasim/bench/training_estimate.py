@@ -27,6 +27,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import compiler.inductor as ci
+from compiler.inductor import gemm_configs
 from simulator import set_config
 
 HIDDEN, HEADS, KV_HEADS, HEAD_DIM, FFN = 4096, 32, 8, 128, 14336        # Llama 3 8B (its config.json)
@@ -98,7 +99,12 @@ def main(argv=None) -> None:
     parser.add_argument("--config", default="configs/mtia-300.yaml")
     parser.add_argument("--hidden", type=int, default=HIDDEN, help="smaller for a quick check of the script")
     parser.add_argument("--ffn", type=int, default=FFN)
+    parser.add_argument("--autotune", action="store_true",
+                        help="time every MTIA tile of each matmul template (default: 128x128x64 only; each "
+                             "candidate of a 2048x4096x14336 matmul is minutes of host time)")
     args = parser.parse_args(argv)
+    if not args.autotune:
+        gemm_configs.CANDIDATES[:] = [(128, 128, 64)]
     cfg = set_config(args.config)
     torch._dynamo.reset()
     with torch.device("meta"):
