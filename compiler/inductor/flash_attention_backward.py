@@ -13,12 +13,12 @@ import torch
 
 from ..kernels import attention_backward as kernels
 from . import session
-from .flash_attention import _PlannedLauncher, flash_attention
+from .flash_attention import PlannedLauncher, flash_attention
 
-_DQ = _PlannedLauncher(kernels.attention_bwd_dq_kernel, "flash_attention_backward_dq",
+_DQ = PlannedLauncher(kernels.attention_bwd_dq_kernel, "flash_attention_backward_dq",
                        ["in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "in_ptr4", "out_ptr0", "out_ptr1", "out_ptr2",
                         "sm_scale", "seq_q", "seq_k", "heads", *(f"s{t}_{a}" for t in "qkvod" for a in "zhm")])
-_DKDV = _PlannedLauncher(kernels.attention_bwd_dkdv_kernel, "flash_attention_backward_dkdv",
+_DKDV = PlannedLauncher(kernels.attention_bwd_dkdv_kernel, "flash_attention_backward_dkdv",
                          ["in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "out_ptr0", "out_ptr1", "in_ptr4", "in_ptr5",
                           "sm_scale", "seq_q", "seq_k", "heads", "kv_heads",
                           *(f"s{t}_{a}" for t in "qkvd" for a in "zhm")])
