@@ -35,6 +35,10 @@ INDUCTOR_OPTIONS = {
     # with one arange per axis, not one flat index split by % and //: their loads and stores become DMA
     # boxes, not gathers (a relu into every 64th row's 16 columns: 72% -> 82% of its DRAM roofline)
     "triton.prefer_nd_tiling": True,
+    # a foreach op (an optimizer's `foreach=True` step) is one combo kernel over many tensors; each tensor's
+    # pointer is an argument in the control core's registers, which hold a few dozen (250, Inductor's
+    # default, fails: "too many kernel arguments"): more, smaller combo kernels
+    "combo_kernel_max_num_args": 16,
 }
 
 

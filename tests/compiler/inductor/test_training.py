@@ -167,3 +167,22 @@ def test_masked_attention_trains_with_its_backward_in_kernels():
     assert not [op for op in report.not_simulated if any(h in op for h in HEAVY)], report.table()
     assert {"aten.bmm", "aten._softmax_backward_data"} & {op for k in report.kernels if k.phase == "backward"
                                                           for op in k.aten_ops}
+
+
+@pytest.mark.parametrize("optimizer", [
+    lambda ps: torch.optim.SGD(ps, lr=LR, momentum=0.9, foreach=True),
+    pytest.param(lambda ps: torch.optim.AdamW(ps, lr=LR, foreach=True), marks=pytest.mark.slow),
+], ids=["sgd_foreach", "adamw_foreach"])
+def test_a_foreach_optimizer_step_runs_as_combo_kernels(optimizer):
+    """An optimizer's foreach step is Inductor's combo kernels, a few tensors each (their pointers must
+    fit the control core's registers)."""
+    torch._dynamo.reset()
+    model, eager, inputs, target = _setup("mlp")
+    step = ci.training_step(model, F.mse_loss, optimizer(model.parameters()))
+    eager_step = ci.training_step(eager, F.mse_loss, optimizer(eager.parameters()))
+    noisy = {}
+    for i in range(2):
+        loss, report = ci.simulate(step, *inputs, target)
+        _assert_matches(_state(model, loss), _state(eager, eager_step(*inputs, target)), i, noisy)
+        _assert_simulated(report)
+        assert not report.not_simulated, report.table()
