@@ -5,6 +5,8 @@
     print(report)          # a row per kernel: ATen ops, grid, cycles, roofline; totals, coverage
     report = compiler.inductor.estimate(meta_model, x)         # timing only, weights on the meta device
     fast = torch.compile(model, backend="mtiasim")             # the same path as a Dynamo backend
+    step = compiler.inductor.training_step(model, loss_fn, opt)  # forward, backward, optimizer step
+    loss, report = compiler.inductor.simulate(step, x, y)      # report.by_phase(): the step's split
 
 Inductor lowers the model to Triton kernels for CPU tensors (`backend.py`); each kernel module is
 loaded with its triton imports pointing at our compiler (`header.py`, `helpers.py`), and its
@@ -16,6 +18,7 @@ and the triton package whose code generation Inductor imports: no kernel runs on
 """
 from __future__ import annotations
 
+import contextlib
 import time
 import weakref
 
@@ -27,6 +30,7 @@ from . import header, session
 from .backend import mtiasim
 from .estimate import estimate
 from .report import KernelRun, ModelReport
+from .training import estimate_step, training_step
 
 _COMPILED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -40,10 +44,12 @@ def compiled(model):
 
 
 def simulate(model, *inputs, memory_state: str = session.DEFAULT_MEMORY_STATE, **kwargs) -> tuple[object, ModelReport]:
-    """Run `model(*inputs, **kwargs)` once with every generated kernel on the simulator (under
-    `torch.no_grad()`); returns the outputs and the run's `ModelReport`. `memory_state`: "carried" (the
-    default: each kernel finds what the previous ones left in the LLC; the dirty lines left at the end are
-    written back, `report.drain`) or "isolated" (each kernel on a cold chip), `session.py` says why.
+    """Run `model(*inputs, **kwargs)` once with every generated kernel on the simulator; returns the
+    outputs and the run's `ModelReport`. An `nn.Module` runs under `torch.no_grad()` (inference); any
+    other callable (a training step, `training.training_step`) with gradients as the caller has them.
+    `memory_state`: "carried" (the default: each kernel finds what the previous ones left in the LLC; the
+    dirty lines left at the end are written back, `report.drain`) or "isolated" (each kernel on a cold
+    chip), `session.py` says why.
 
     What Dynamo leaves to plain PyTorch (the code around a graph break) is in the report's
     `not_simulated` and `eager_ops`; a run of which Dynamo compiled nothing (it hit its recompile
@@ -58,7 +64,8 @@ def run_model(model, inputs: tuple, kwargs: dict, timing_only: bool,
     session.check_memory_state(memory_state)
     fn = compiled(model)
     start = time.perf_counter()
-    with session.recording(timing_only, memory_state) as report, torch.no_grad(), \
+    grad = torch.no_grad() if isinstance(model, torch.nn.Module) else contextlib.nullcontext()
+    with session.recording(timing_only, memory_state) as report, grad, \
             torch._dynamo.config.patch(fail_on_recompile_limit_hit=True):
         try:
             outputs = fn(*inputs, **kwargs)
@@ -77,4 +84,5 @@ def run_model(model, inputs: tuple, kwargs: dict, timing_only: bool,
     return outputs, report
 
 
-__all__ = ["simulate", "estimate", "compiled", "mtiasim", "ModelReport", "KernelRun", "NotSimulatedError"]
+__all__ = ["simulate", "estimate", "training_step", "estimate_step", "compiled", "mtiasim", "ModelReport", "KernelRun",
+           "NotSimulatedError"]

@@ -4,14 +4,20 @@ Registered through the `torch_dynamo_backends` entry point. Each graph Dynamo ca
 through Inductor with the hooks of `hooks.py` installed and the options below; the callable it
 returns runs Inductor's wrapper code, whose kernel launches go to the simulator and whose remaining
 ATen calls run on the host, and reports the graph's op counts to the active recordings.
+
+Training: AOTAutograd splits a graph that needs gradients into a forward and a backward graph and
+compiles the backward when `loss.backward()` first reaches it, outside this call; `_inner_compile`
+installs the hooks around that compile too, and the backward graph runs like a forward one (its
+tensors device-resident, its launches recorded, `phase` "backward"). A graph Dynamo captured from an
+optimizer's `step()` (its code lies in torch/optim) runs with `phase` "optimizer".
 """
 from __future__ import annotations
 
 from collections import Counter
 
-from torch._inductor.compile_fx import compile_fx
+from torch._inductor.compile_fx import compile_fx, compile_fx_inner
 
-from . import decomposed_attention, fixed_bags, flash_attention, hooks, session
+from . import decomposed_attention, fixed_bags, flash_attention, hooks, math_attention, session
 from .decompositions import decomposition_table
 
 # Inductor options for MTIA (see torch/_inductor/config.py for each)
@@ -29,28 +35,100 @@ INDUCTOR_OPTIONS = {
     # with one arange per axis, not one flat index split by % and //: their loads and stores become DMA
     # boxes, not gathers (a relu into every 64th row's 16 columns: 72% -> 82% of its DRAM roofline)
     "triton.prefer_nd_tiling": True,
+    # a foreach op (an optimizer's `foreach=True` step) is one combo kernel over many tensors; each tensor's
+    # pointer is an argument in the control core's registers, which hold a few dozen (250, Inductor's
+    # default, fails: "too many kernel arguments"): more, smaller combo kernels
+    "combo_kernel_max_num_args": 16,
 }
+
+
+def _scheduled_since(before: int) -> tuple:
+    """(simulated op count, host op Counter, kernel call sites) of the graphs Inductor scheduled since
+    `before` (an index into hooks.SCHEDULED_GRAPHS), taken off the list."""
+    graphs = hooks.SCHEDULED_GRAPHS[before:]
+    del hooks.SCHEDULED_GRAPHS[before:]
+    host = Counter()
+    for _, ops, _ in graphs:
+        host.update(ops)
+    return sum(n for n, _, _ in graphs), host, [site for _, _, calls in graphs for site in calls]
+
+
+def is_optimizer_step(gm) -> bool:
+    """Whether Dynamo captured `gm` from an optimizer's step(): its nodes' code lies in torch/optim."""
+    return any("torch/optim/" in (node.meta.get("stack_trace") or "").replace("\\", "/")
+               for node in gm.graph.nodes)
 
 
 def mtiasim(gm, example_inputs, **kwargs):
     """The Dynamo backend: compile `gm` with Inductor for the simulator."""
+    phase = "optimizer" if is_optimizer_step(gm) else "forward"
     before = len(hooks.SCHEDULED_GRAPHS)
     with hooks.installed():
         graph = decomposed_attention.rewrite(flash_attention.rewrite(fixed_bags.rewrite(gm)))
-        compiled = compile_fx(graph, example_inputs, config_patches=INDUCTOR_OPTIONS,
+        graph = math_attention.rewrite(graph)          # training attention the flash kernels do not take
+        compiled = compile_fx(graph, example_inputs, inner_compile=_inner_compile, config_patches=INDUCTOR_OPTIONS,
                               decompositions=decomposition_table())
-    graphs = hooks.SCHEDULED_GRAPHS[before:]
-    del hooks.SCHEDULED_GRAPHS[before:]
-    simulated = sum(n for n, _, _ in graphs)
-    host = Counter()
-    for _, ops, _ in graphs:
-        host.update(ops)
-    sites = [site for _, _, calls in graphs for site in calls]
+    simulated, host, sites = _scheduled_since(before)
     session.record_graph_compile()
 
     def run(*args):
         session.record_graph_run(simulated, host)
-        with session.graph_running(args, sites) as outputs:
+        with session.graph_running(args, sites, phase) as outputs:
             outputs.append(compiled(*args))
         return outputs[0]
     return run
+
+
+def _inner_compile(gm, example_inputs, **kwargs):
+    """Inductor's compile of one AOTAutograd graph. A forward graph runs inside `mtiasim`'s `run`, as
+    `_ForwardRun`; a backward graph (compiled lazily, at the first `backward()`, outside `mtiasim`) is
+    compiled with the hooks installed and runs as `_BackwardRun`."""
+    if not kwargs.get("is_backward"):
+        return _ForwardRun(compile_fx_inner(gm, example_inputs, **kwargs))
+    before = len(hooks.SCHEDULED_GRAPHS)
+    with hooks.installed():
+        code = compile_fx_inner(gm, example_inputs, **kwargs)
+    session.record_graph_compile()
+    return _BackwardRun(code, *_scheduled_since(before))
+
+
+class _GraphRun:
+    """A compiled AOTAutograd graph as AOTAutograd calls it: boxed (one list of arguments, which the
+    call empties), the rest of Inductor's OutputCode (post_compile, ...) passed through."""
+
+    def __init__(self, code):
+        self.code = code
+        self._boxed_call = True          # an instance attribute: Dynamo's disable() wrapper copies __dict__
+
+    def __getattr__(self, name):
+        return getattr(self.code, name)
+
+
+class _ForwardRun(_GraphRun):
+    """A forward graph: AOTAutograd keeps the activations it saves for the backward from its raw outputs,
+    which the user never sees, and passes it tensors the user never passed (the parameters Dynamo
+    lifted: an optimizer step updates them in place): both come back from simulated DRAM with the
+    graph's outputs."""
+
+    def __call__(self, args):
+        inputs = list(args)              # the call empties `args`
+        outputs = self.code(args)
+        running = session.resident()
+        if running is not None:
+            running.host_visible.append((inputs, outputs))
+        return outputs
+
+
+class _BackwardRun(_GraphRun):
+    """A backward graph, run with its tensors device-resident and its launches and op counts recorded."""
+
+    def __init__(self, code, simulated: int, host: Counter, sites: list):
+        super().__init__(code)
+        self.simulated, self.host, self.sites = simulated, host, sites
+
+    def __call__(self, args):
+        inputs = list(args)              # the call empties `args`; what the host sees comes back at the end
+        session.record_graph_run(self.simulated, self.host)
+        with session.graph_running(inputs, self.sites, "backward") as outputs:
+            outputs.append(self.code(args))
+        return outputs[0]

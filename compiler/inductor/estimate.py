@@ -87,16 +87,29 @@ def estimate(model, *args, index_distribution=None, seed: int = 0, memory_state:
     the index values. `memory_state`: "carried" (the LLC handed from kernel to kernel, the dirty lines left
     at the end written back) or "isolated" (each kernel on a cold chip), as for `simulate`."""
     from . import run_model  # the package's run loop, shared with simulate
+    with on_cpu(model, args, kwargs, index_distribution, seed) as (cpu_args, cpu_kwargs, finish):
+        _, report = run_model(model, cpu_args, cpu_kwargs, timing_only=True, memory_state=memory_state)
+    return finish(report)
+
+
+@contextmanager
+def on_cpu(model, args: tuple, kwargs: dict, index_distribution=None, seed: int = 0):
+    """Inside, `model`'s meta parameters and buffers are CPU stand-ins (module docstring); yields the
+    call's arguments with theirs, and `finish(report)`, which names the index values in a report of the
+    run and returns it. What runs the model inside is the caller's (`estimate`; `training.estimate_step`
+    builds its optimizer over the stand-ins)."""
     dist = index_values.distribution(index_distribution)
     watched = index_values.integer_meta_tensors((args, kwargs, list(model.parameters()), list(model.buffers())))
     rows = index_values.rows_indexed(model, args, kwargs, watched) if watched else {}
     stand_in = _StandIns(rows, dist, np.random.default_rng(seed))
+
+    def finish(report: ModelReport) -> ModelReport:
+        report.index_distribution = dist.name if any(stand_in.index_inputs.values()) else ""
+        report.index_inputs = stand_in.index_inputs
+        return report
     try:
         with _parameters_on_cpu(model, stand_in):
             cpu_args, cpu_kwargs = _inputs_on_cpu((args, kwargs), stand_in)
-            _, report = run_model(model, cpu_args, cpu_kwargs, timing_only=True, memory_state=memory_state)
+            yield cpu_args, cpu_kwargs, finish
     finally:
         tensors.LAZY_STORAGES.difference_update(s.data_ptr() for s in stand_in.bases.values())
-    report.index_distribution = dist.name if any(stand_in.index_inputs.values()) else ""
-    report.index_inputs = stand_in.index_inputs
-    return report

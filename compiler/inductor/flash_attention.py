@@ -30,7 +30,7 @@ _ORIGIN = ("aten.scaled_dot_product_attention",)
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 
 
-class _PlannedLauncher(Launcher):
+class PlannedLauncher(Launcher):
     """A library kernel whose host code chose its grid and constexprs (`kernels.Call`): no tuning."""
 
     def __init__(self, fn, name: str, arg_names: list[str]):
@@ -55,11 +55,11 @@ class _PlannedLauncher(Launcher):
 # `out_ptr` ones written (allocated on the device)
 _SCALARS = ("sm_scale", "seq_q", "seq_k", "heads", "chunk", "sq_z", "sq_h", "sq_m", "sk_z", "sk_h", "sk_n",
             "sv_z", "sv_h", "sv_n", "so_z", "so_h", "so_m")
-_FORWARD = _PlannedLauncher(kernels.attention_fwd_kernel, "flash_attention",
+_FORWARD = PlannedLauncher(kernels.attention_fwd_kernel, "flash_attention",
                             ["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0", "out_ptr1", "out_ptr2", *_SCALARS])
-_FORWARD_SPLIT = _PlannedLauncher(kernels.attention_fwd_kernel, "flash_attention_split",
+_FORWARD_SPLIT = PlannedLauncher(kernels.attention_fwd_kernel, "flash_attention_split",
                                   ["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0", "out_ptr1", "out_ptr2", *_SCALARS])
-_COMBINE = _PlannedLauncher(kernels.attention_combine_kernel, "flash_attention_combine",
+_COMBINE = PlannedLauncher(kernels.attention_combine_kernel, "flash_attention_combine",
                             ["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0", "seq_q", "heads", "so_z", "so_h", "so_m"])
 
 
@@ -142,3 +142,6 @@ def rewrite(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     if changed:
         gm.recompile()
     return gm
+
+
+from . import flash_attention_backward  # noqa: E402,F401  (registers the op's autograd formula)

@@ -21,6 +21,11 @@ def _summed(pairs) -> dict:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]["cycles"]))
 
 
+# the parts of a training step, in order: the forward graphs (and an inference run), the backward graphs
+# AOTAutograd compiled, the graphs Dynamo captured from an optimizer's step()
+PHASES = ("forward", "backward", "optimizer")
+
+
 @dataclass
 class KernelRun:
     """One launch of a generated kernel on the simulator."""
@@ -39,6 +44,7 @@ class KernelRun:
     ablations: dict = field(default_factory=dict)   # switch -> cycles with it off / cycles (session.ablating)
     module: str = ""           # the model's submodule its ops came from ("layers.0.mlp"; "": none or several)
     reused: bool = False       # timing taken from an identical earlier launch (compiler/runtime/launch_memo.py)
+    phase: str = "forward"     # what of a training step launched it: one of PHASES
 
     @property
     def llc_hit_rate(self) -> float:
@@ -175,6 +181,19 @@ class ModelReport:
             return path or "(model)"
         return self._with_drain(_summed((key(k), k) for k in self.kernels))
 
+    def by_phase(self) -> dict:
+        """{phase: {"cycles", "seconds", "kernels", "bound"}}: a training step split into forward, backward
+        and optimizer (PHASES order; phases with no kernel left out). "bound": {bound: cycles} of its kernels.
+        The end-of-run drain of a carried memory state is no phase's: `drain` holds it."""
+        out = {}
+        for phase in PHASES:
+            mine = [k for k in self.kernels if k.phase == phase]
+            if mine:
+                row = _summed((phase, k) for k in mine)[phase]
+                row["bound"] = {b: v["cycles"] for b, v in _summed((k.bound, k) for k in mine).items()}
+                out[phase] = row
+        return out
+
     def to_dict(self) -> dict:
         return {"config": self.config, "cycles": self.cycles, "seconds": self.seconds, "coverage": self.coverage,
                 "joules": self.joules, "watts": self.watts, "energy_components": self.energy_by_component(),
@@ -182,7 +201,7 @@ class ModelReport:
                 "memory_state": self.memory_state, "drain": dict(self.drain), "memory_moves": self.memory_moves(),
                 "llc_by_op_class": self.llc_by_op_class(),
                 "index_inputs": dict(self.index_inputs), "by_op_class": self.by_op_class(),
-                "by_layer": self.by_layer(),
+                "by_layer": self.by_layer(), "by_phase": self.by_phase(),
                 "simulated_ops": self.simulated_ops, "not_simulated": dict(self.not_simulated),
                 "eager_ops": dict(self.eager_ops), "graphs_run": self.graphs_run, "graphs_compiled": self.graphs_compiled,
                 "transfers": asdict(self.transfers), "cache_hits": self.cache_hits, "compiles": self.compiles,
@@ -242,6 +261,10 @@ class ModelReport:
                          f"({m['drain_cycles']:,} cycles, in the total)")
         else:
             lines.append("memory state: isolated kernels (each on a cold LLC; nothing written back at the end)")
+        phases = self.by_phase()
+        if set(phases) != {"forward"}:
+            lines.append("by phase: " + ", ".join(f"{p} {v['cycles']:,} cycles in {v['kernels']} launches"
+                                                  for p, v in phases.items()))
         if self.timing_only:
             lines.append(f"timing only (no outputs computed); index tensors: {self.index_distribution or 'none'}")
         lines.append(f"simulated in {self.wall_seconds:.2f} s of host time")

@@ -73,6 +73,8 @@ class Resident(TorchDispatchMode):
         # (index tensors) is copied in, and nothing is copied back
         self.timing_only = timing_only
         self.sites: dict[str, list] = {}    # kernel name -> module paths of its calls not launched yet (session)
+        self.phase = "forward"              # what of a training step the graph is (session.graph_running)
+        self.host_visible: list = []        # more tensors the host sees after the run (saved activations)
 
     def _place(self, storage: torch.UntypedStorage, name: str, written: bool):
         if self.timing_only and (written or is_lazy(storage)):
@@ -101,7 +103,8 @@ class Resident(TorchDispatchMode):
 
     def finish(self, host_visible) -> Transfers:
         """End of the graph run: bring back what the host sees (tensors in `host_visible`), drop the rest."""
-        seen = {t.untyped_storage().data_ptr() for t in tree_leaves(host_visible) if isinstance(t, torch.Tensor)}
+        seen = {t.untyped_storage().data_ptr() for t in tree_leaves((host_visible, self.host_visible))
+                if isinstance(t, torch.Tensor)}
         for key in list(self.entries):
             if key in seen:
                 self._bring_back(key)

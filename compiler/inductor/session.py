@@ -29,7 +29,8 @@ _ABLATING: list[tuple] = []             # backend switches each launch is also t
 
 
 class EagerOps(TorchDispatchMode):
-    """Counts the ATen compute ops (not views) that run outside the compiled graphs."""
+    """Counts the ATen compute ops (not views) that run outside the compiled graphs (not the profiler's
+    markers, which an optimizer's step() places around itself: they compute nothing)."""
 
     def __init__(self):
         super().__init__()
@@ -42,17 +43,19 @@ class EagerOps(TorchDispatchMode):
         return True
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if not _GRAPHS_RUNNING and not func.is_view:
+        if not _GRAPHS_RUNNING and not func.is_view and func.namespace != "profiler":
             self.ops[str(func.overloadpacket)] += 1
         return func(*args, **(kwargs or {}))
 
 
 @contextmanager
-def graph_running(inputs, sites=()):
+def graph_running(inputs, sites=(), phase: str = "forward"):
     """Around the run of one compiled graph: its tensors live on the device (`resident.py`) until it
     returns; yields a list that the caller puts the graph's outputs in. `sites`: (kernel name, module
-    path) of each kernel call in the graph's code, in order (the n-th launch of a kernel is its n-th call)."""
+    path) of each kernel call in the graph's code, in order (the n-th launch of a kernel is its n-th call).
+    `phase`: what of a training step the graph is ("forward", "backward", "optimizer"; report.PHASES)."""
     resident = Resident(timing_only())
+    resident.phase = phase
     for name, path in sites:
         resident.sites.setdefault(name, []).append(path)
     outputs: list = []
@@ -201,7 +204,8 @@ def record_launch(launcher, record, blocks: dict, compiled: bool, wall: float, i
                     grid=record.grid, blocks=dict(blocks), cycles=int(record.cycles), seconds=float(record.seconds),
                     roofline_fraction=float(roofline.fraction), bound=str(roofline.bound), compiled=compiled,
                     wall_seconds=wall, report=record.report, ablations=dict(ablations or {}),
-                    reused=bool(getattr(record, "reused", False)))
+                    reused=bool(getattr(record, "reused", False)),
+                    phase=running.phase if (running := resident()) is not None else "forward")
     for rec in _ACTIVE:
         rec.report.kernels.append(run)
 
