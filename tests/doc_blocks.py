@@ -45,7 +45,7 @@ class Block:
 def python_blocks(path: Path) -> list[Block]:
     lines = path.read_text().splitlines()
     blocks, i = [], 0
-    rel = path.relative_to(ROOT)
+    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     while i < len(lines):
         if FENCE.match(lines[i]):
             start = i + 1
