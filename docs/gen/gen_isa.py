@@ -16,9 +16,18 @@ UNIT_TITLES = {"scalar": "Scalar (RISC-V control code)", "vector": "Vector (RVV 
                "mlu": "MLU (memory layout unit)"}
 
 
+def _plain(text: str) -> str:
+    """Docstring text as Markdown that shows it as written: outside `code` spans, `*` (a product, not
+    emphasis), `<` (a comparison, not a tag) and `|` (not a table cell's end) are escaped."""
+    parts = text.split("`")
+    for i in range(0, len(parts), 2):             # the even parts lie outside code spans
+        parts[i] = parts[i].replace("*", "\\*").replace("<", "&lt;").replace("|", "\\|")
+    return "`".join(parts)
+
+
 def _flat(text: str) -> str:
-    """A docstring as one table cell: its lines joined, pipes escaped."""
-    return " ".join(inspect.cleandoc(text).split()).replace("|", "\\|")
+    """A docstring as one table cell: its lines joined."""
+    return _plain(" ".join(inspect.cleandoc(text).split()))
 
 
 def operands(cls) -> str:
@@ -60,7 +69,7 @@ def page() -> str:
         module = sys.modules[classes[0].__module__]
         out += [f"## {UNIT_TITLES.get(unit, unit)}", ""]
         if module.__doc__:
-            out += [inspect.cleandoc(module.__doc__), ""]
+            out += [_plain(inspect.cleandoc(module.__doc__)), ""]
         out += ["| instruction | semantics |", "|---|---|"]
         for cls in sorted(classes, key=lambda c: c.mnemonic):
             out.append(f"| `{operands(cls)}` | {_flat(cls.__doc__ or '')} |")
