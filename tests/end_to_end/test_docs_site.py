@@ -1,5 +1,6 @@
 """The documentation site builds with warnings as errors (`mkdocs build --strict`: a broken link, a page
 missing from the nav, a generator that fails), and its generated reference pages say what the code says."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -14,6 +15,8 @@ from repo import ROOT
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
+    missing = [m for m in ("mkdocs", "material") if importlib.util.find_spec(m) is None]
+    assert not missing, f"{', '.join(missing)} not installed: the test extra has them (pip install -e '.[test]')"
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "MTIASIM_CACHE_DIR": "off",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
