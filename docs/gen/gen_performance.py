@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "perf" / "kernels.json"
-COMMAND = "mtiasim bench --kernels --quick --json > docs/perf/kernels.json"   # how the committed file was made
+COMMAND = "mtiasim bench --kernels --json > docs/perf/kernels.json"   # how the committed file was made
 
 
 def _fraction(row: dict) -> str:
