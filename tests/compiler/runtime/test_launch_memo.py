@@ -29,19 +29,6 @@ def _gather(table_ptr, index_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + i, tl.load(table_ptr + rows))
 
 
-@pytest.fixture
-def simulations(monkeypatch):
-    """The number of Machine.run calls so far (a list: its length)."""
-    calls = []
-    run = Machine.run
-
-    def counted(self, *a, **kw):
-        calls.append(1)
-        return run(self, *a, **kw)
-    monkeypatch.setattr(Machine, "run", counted)
-    return calls
-
-
 def _arrays(n=4096):
     x = np.random.default_rng(0).random(n, dtype=np.float32)
     return x, x + 1, np.zeros_like(x)

@@ -4,12 +4,10 @@ reaches its timing is still keyed by its data."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import compiler as triton
 import compiler.language as tl
 from compiler.runtime import device_array, launch_memo
-from simulator.machine import Machine
 
 
 @triton.jit
@@ -23,19 +21,6 @@ def _scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def _gather(table_ptr, index_ptr, out_ptr, BLOCK: tl.constexpr):
     i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(out_ptr + i, tl.load(table_ptr + tl.load(index_ptr + i)))
-
-
-@pytest.fixture
-def simulations(monkeypatch):
-    calls = []
-    run = Machine.run
-
-    def counted(self, *a, **kw):
-        calls.append(1)
-        return run(self, *a, **kw)
-    monkeypatch.setattr(Machine, "run", counted)
-    launch_memo.clear()
-    return calls
 
 
 def _layers(n=3, size=1 << 16):
