@@ -80,7 +80,7 @@ def test_an_lpddr5_config_has_no_hbm_section():
 
 def test_mtiasim_configs_lists_it(capsys):
     from mtiasim.commands.listing import cmd_configs
-    assert cmd_configs(argparse.Namespace(config=None, json=True)) == 0
+    assert cmd_configs(argparse.Namespace(name=None, config=None, json=True)) == 0
     rows = {r["config"]: r for r in json.loads(capsys.readouterr().out)["configs"]}
     assert rows["mtia-300"]["DRAM GB/s"] == 6100 and rows["mtia-300"]["grid"] == "12x6"
     assert rows["mtia-300"]["DRAM"] == "hbm3e" and rows["mtia-2i"]["DRAM"] == "lpddr5"
