@@ -17,7 +17,7 @@ from collections import Counter
 
 from torch._inductor.compile_fx import compile_fx, compile_fx_inner
 
-from . import decomposed_attention, fixed_bags, flash_attention, hooks, math_attention, session
+from . import decode_linear, decomposed_attention, fixed_bags, flash_attention, hooks, math_attention, session
 from .decompositions import decomposition_table
 
 # Inductor options for MTIA (see torch/_inductor/config.py for each)
@@ -65,6 +65,7 @@ def mtiasim(gm, example_inputs, **kwargs):
     before = len(hooks.SCHEDULED_GRAPHS)
     with hooks.installed():
         graph = decomposed_attention.rewrite(flash_attention.rewrite(fixed_bags.rewrite(gm)))
+        graph = decode_linear.rewrite(graph)          # decode-sized linears: the GEMV kernel
         graph = math_attention.rewrite(graph)          # training attention the flash kernels do not take
         compiled = compile_fx(graph, example_inputs, inner_compile=_inner_compile, config_patches=INDUCTOR_OPTIONS,
                               decompositions=decomposition_table())

@@ -33,10 +33,10 @@ _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 class PlannedLauncher(Launcher):
     """A library kernel whose host code chose its grid and constexprs (`kernels.Call`): no tuning."""
 
-    def __init__(self, fn, name: str, arg_names: list[str]):
-        super().__init__(fn, "flash_attention", {"signature": {n: "*" if "ptr" in n else "i32" for n in arg_names}},
+    def __init__(self, fn, name: str, arg_names: list[str], origin: tuple = _ORIGIN, kind: str = "flash_attention"):
+        super().__init__(fn, kind, {"signature": {n: "*" if "ptr" in n else "i32" for n in arg_names}},
                          {"kernel_name": name})
-        session.KERNEL_ORIGINS[name] = _ORIGIN
+        session.KERNEL_ORIGINS[name] = origin
         self._planned: tuple = ((), {})
 
     def launch_planned(self, args, grid: tuple, constants: dict):
