@@ -115,9 +115,11 @@ class Machine:
     # ---- running ------------------------------------------------------------------------------
     def run(self, program: Program, grid: tuple = (1,), args: dict[str, Any] | None = None,
             pe_mapping: str = launch.DEFAULT_PE_MAPPING, max_steps: int | None = None,
-            max_programs: int | None = None) -> Report:
+            max_programs: int | None = None, programs_per_pe: int | None = None) -> Report:
         """Run `program` over `grid`; `max_steps` overrides the machine's step limit for this run, and
-        `max_programs` the number of programs a launch may have (`simulator.launch.check_programs`)."""
+        `max_programs` the number of programs a launch may have (`simulator.launch.check_programs`).
+        `programs_per_pe`: each PE runs only the first that many of its programs (the first waves of the
+        launch, as the whole launch runs them: `simulator/sampling.py` extrapolates the rest)."""
         wall = time.perf_counter()
         if self._launched:
             self._fresh()
@@ -142,6 +144,8 @@ class Machine:
         self.arg_addrs = [v for a, (_, v) in zip(program.args, regs) if a.kind == "ptr"]
         remote = {ins.cb for ins in program.instrs if type(ins) is ReSend}
         assignment = launch.map_programs(grid, len(self.pes), pe_mapping)
+        if programs_per_pe is not None:
+            assignment = [pids[:programs_per_pe] for pids in assignment]
         if remote and any(len(p) > 1 for p in assignment):
             n = grid[0] * grid[1] * grid[2]
             raise ProgramError(f"{program.name} sends over the reduction network (tl.mtia.re_reduce), which needs "

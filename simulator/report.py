@@ -99,6 +99,9 @@ class Report:
     energy: Energy | None = None              # joules by component, watts, perf/W (simulator/energy.py)
     transfers: int = 0                        # DMA commands (transfers) the run issued
     hints: list = field(default_factory=list)  # why it is slow and what to try (simulator/hints.py)
+    # a sampled launch: {"programs_per_pe": [m1, m2], "waves": n, "programs": N}; the counts extend the
+    # runs of m1 and m2 programs per PE to the n waves (simulator/sampling.py); {} for a launch run whole
+    sampled: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -181,6 +184,10 @@ def format_report(r: Report) -> str:
     ]
     if r.dram.get("data"):
         lines.insert(4, "  dram        " + format_dram(r.dram))
+    if r.sampled:
+        m1, m2 = r.sampled["programs_per_pe"]
+        lines.insert(2, f"  sampled     {m2} of {r.sampled['waves']} programs per PE simulated (and {m1} in a second "
+                        f"run); the rest extended from their difference (simulator/sampling.py)")
     c = r.compulsory
     if c is not None and c.sram_bytes:
         moved = (f"moved {c.dram_ratio:.2f}x those bytes from DRAM, " if c.dram_bytes else "moved ") + \

@@ -74,6 +74,9 @@ class LaunchOptions:
     """The MTIA backend's switches: a BackendOptions or a dict of them (compiler/backend/options.py)."""
     launch_cooperative_grid: bool | None = None
     """Triton's cooperative launch: every program must be resident at once (at most one per PE)."""
+    sample_waves: bool | None = None
+    """A timing-only launch of many waves simulates its first waves and extrapolates the rest
+    (`simulator/sampling.py`); None: the runtime's setting when the launch starts (sampled_launches.py)."""
     # --- filled by the launch, not a keyword
     config: object = None
     """The hardware target (`simulator.config.Config`) the launch compiles and runs for (target.py)."""
@@ -93,8 +96,9 @@ class LaunchOptions:
         return {k: v for k, v in given.items() if v is not None} | dict(self.registered)
 
 
-# the fields `LaunchOptions.extra` leaves out: Triton's own three, what the runtime consumed, the bag itself
-_NOT_EXTRA = ("num_warps", "num_stages", "pe_mapping", "executor", "config", "registered")
+# the fields `LaunchOptions.extra` leaves out: Triton's own three, what the runtime consumed or resolved (the
+# target, sampling), the bag itself
+_NOT_EXTRA = ("num_warps", "num_stages", "pe_mapping", "executor", "config", "registered", "sample_waves")
 
 
 def check_num_warps(num_warps) -> None:

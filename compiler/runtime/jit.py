@@ -22,7 +22,7 @@ from ..errors import CompilationError, KernelRuntimeError
 from ..frontend.aggregate_params import expand_aggregate_args, lift, lifts
 from ..frontend.source import Param
 from ..ir import types as T
-from . import device, kernel_cache, launch_memo, target
+from . import device, kernel_cache, launch_memo, sampled_launches, target
 from . import executor as ex
 from .compiled import CompiledKernel
 from .memory import PointerArg, commit, host_array, pack, plan_buffers
@@ -34,7 +34,7 @@ AMD_TUNING_HINTS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
 # keywords of kernel[grid](...) that configure the launch instead of binding kernel parameters
 LAUNCH_KEYWORDS = ["num_warps", "num_stages", "pe_mapping", "num_ctas", "maxnreg", "enable_fp_fusion",
                    "debug", "extern_libs", "executor", "numerics", "sram_resident", "machine", "memory_state", "max_steps",
-                   "max_programs", "mtia_options", "launch_cooperative_grid", *AMD_TUNING_HINTS]
+                   "max_programs", "mtia_options", "launch_cooperative_grid", "sample_waves", *AMD_TUNING_HINTS]
 # Triton's own compile options: a kernel parameter of the same name (the fused-softmax tutorial's
 # `num_stages: tl.constexpr`) binds the value and the launch still reads it, as Triton's launcher does
 TRITON_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "debug", "extern_libs")
@@ -237,6 +237,8 @@ def launch(compiled: CompiledKernel, grid3: tuple, bound: dict, arrays: dict, pl
     executor succeeds and computed them (a timing-only run, `numerics=False`, leaves them as they were).
     The hardware target is resolved here, once (target.py), and reaches the executor in `options.config`."""
     options = target.resolve(options)
+    if options.sample_waves is None:    # resolved before the memo keys it: a sampled record is not a full one
+        options = dataclasses.replace(options, sample_waves=sampled_launches.enabled())
     buffers, ptrs = pack(arrays, plan, options.sram_resident)
     resident = device.launch_buffers()
     for name, v in bound.items():

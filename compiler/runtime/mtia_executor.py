@@ -147,8 +147,11 @@ class MtiaExecutor:
                 allocs.append((buf, machine.gmem.alloc(buf.size, buf.name, buf.region,
                                                        init=None if buf.lazy else buf.data,
                                                        address=buf.address, guard=buf.guard)))
-            rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping,
-                              max_steps=options.max_steps, max_programs=options.max_programs)
+            rep = _sampled_run(machine, prog, grid, values, options, allocs) \
+                if _samples(options, machine, grid, prog) else None
+            if rep is None:
+                rep = machine.run(prog, grid=grid, args=values, pe_mapping=options.pe_mapping,
+                                  max_steps=options.max_steps, max_programs=options.max_programs)
         except SimError as e:
             raise _user_error(e) from None
         finally:        # unmapped, so a caller's Machine runs its next launch at the same addresses
@@ -171,6 +174,50 @@ class MtiaExecutor:
 
 
 DEFAULT_NUM_STAGES = 3        # LaunchOptions' default, as Triton's
+
+
+def _samples(options, machine, grid: tuple, program) -> bool:
+    """Whether this launch runs sampled (simulator/sampling.py): asked for, timing only, on a machine of its
+    own without a tracer, and of enough waves on every PE."""
+    from isa.re import ReSend
+    from simulator import launch, sampling
+    if not options.sample_waves or machine.numerics or options.machine is not None or machine.tracer is not None:
+        return False
+    if any(type(ins) is ReSend for ins in program.instrs):
+        return False
+    assignment = launch.map_programs(grid, machine.cfg.num_pes, options.pe_mapping)
+    return min(len(p) for p in assignment) >= sampling.MIN_WAVES
+
+
+def _sampled_run(machine, program, grid: tuple, values: dict, options, allocs: list):
+    """Two runs of the first m1 and m2 programs of each PE, each on a machine of its own with a copy of the
+    memory state, extended to the whole launch; None where the extension is not to be trusted
+    (`sampling.steady`): the caller then runs the launch whole. An accepted sample's state is the one
+    the launch leaves (the second run's)."""
+    import copy
+
+    from simulator import launch, sampling
+    from simulator.machine import Machine
+    m1, m2 = sampling.SAMPLE_WAVES
+    assignment = launch.map_programs(grid, machine.cfg.num_pes, options.pe_mapping)
+    runs, states = [], []
+    for m in (m1, m2):
+        state = copy.deepcopy(options.memory_state) if options.memory_state is not None else None
+        mach = Machine(machine.cfg, numerics=False, memory_state=state)
+        for buf, _ in allocs:
+            mach.gmem.alloc(buf.size, buf.name, buf.region, init=None if buf.lazy else buf.data,
+                            address=buf.address, guard=buf.guard)
+        runs.append(mach.run(program, grid=grid, args=values, pe_mapping=options.pe_mapping,
+                             max_steps=options.max_steps, max_programs=options.max_programs, programs_per_pe=m))
+        states.append(state)
+    done = [sum(min(len(p), m) for p in assignment) for m in (m1, m2)]
+    programs = grid[0] * grid[1] * grid[2]
+    report = sampling.extrapolate(runs[0], runs[1], m1, m2, sampling.waves(assignment), programs, tuple(done), grid)
+    if not sampling.steady(runs[1], report):
+        return None
+    if options.memory_state is not None:
+        options.memory_state.adopt(states[1])
+    return report
 
 
 def _has_loop(program) -> bool:

@@ -41,6 +41,14 @@ class MemoryState:
         self.line = cfg.sram.line_bytes
         self._version = 0           # changes made here, not by a launch (`_resident` works out again)
 
+    def adopt(self, other: "MemoryState") -> None:
+        """Take `other`'s LLC as this state's (a sampled launch ran on a copy of this state: the copy is
+        what the launch left, simulator/sampling.py)."""
+        if not other.fits(self.cfg):
+            raise ValueError("a memory state can adopt only a state of the same LLC geometry")
+        self.llc = other.llc
+        self._version += 1
+
     def fits(self, cfg) -> bool:
         """Whether a launch on `cfg` can run on this state: the same LLC geometry and policy."""
         a, b = self.cfg.sram, cfg.sram
