@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from energy_check import assert_energy_consistent
 
 import compiler as triton
 from compiler.kernels.matmul import matmul_kernel
 from compiler.runtime import launch_memo, sampled_launches
-from energy_check import assert_energy_consistent
 from simulator import load_config, sampling, use_config
 
 CONFIG = "mtia-small"                       # 4 PEs
