@@ -126,7 +126,7 @@ def estimate_step(model: str | LlamaShape, config, phase: str, batch: int, token
     import torch
 
     from compiler.inductor import estimate
-    from compiler.runtime import launch_memo
+    from compiler.runtime import launch_memo, sampled_launches
     from simulator.config import load_config, use_config
 
     from .models.llama import build
@@ -138,7 +138,8 @@ def estimate_step(model: str | LlamaShape, config, phase: str, batch: int, token
     start = time.perf_counter()
     # each step is a new model of the same code: Dynamo reuses the graph of an earlier step of the same
     # shapes (a warm sweep compiles nothing) and compiles each new shape, up to RECOMPILE_LIMIT of them
-    with use_config(cfg), torch._dynamo.config.patch(recompile_limit=RECOMPILE_LIMIT), reuse:
+    with use_config(cfg), torch._dynamo.config.patch(recompile_limit=RECOMPILE_LIMIT), reuse, \
+            sampled_launches.sampled():
         report = estimate(net, *inputs)
     wall = time.perf_counter() - start
     w, compute, memory = floors(s, cfg, phase, batch, tokens)

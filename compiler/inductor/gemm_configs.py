@@ -17,6 +17,12 @@ CANDIDATES = [(128, 128, 64), (64, 128, 64), (128, 64, 64), (64, 64, 64), (32, 3
 SKINNY_M = 16
 SKINNY_CANDIDATES = [(16, 64, 512), (16, 32, 512), (16, 64, 256), (16, 64, 64)]
 MIN_BLOCK = 16            # the smallest dot tile the DPE takes
+# A GEMM of at least this many multiply-adds takes the first candidate without trials: each trial of it
+# simulates a launch of tens of thousands of commands (2048x4096x4096 in 128x128x64 tiles: 52K commands,
+# a minute of host time; 64x64 tiles 4x the commands, 32x32 64x), and at that size the largest tile is
+# the one that wins: it keeps every PE busy for several waves with the fewest bytes per FLOP moved (A and
+# B tiles are re-read once per 128 columns or rows instead of per 64 or 32).
+NO_TRIALS_MACS = 1 << 33
 GROUP_M = 8               # Inductor's grouped ordering of program ids (kept)
 NUM_STAGES, NUM_WARPS = 3, 4   # GPU knobs the template records; our compiler does not use them
 
@@ -31,9 +37,11 @@ def preprocess_mm_configs(self, m, n, k, configs, *args, **kwargs):
     """Replaces CPUConfigHeuristic.preprocess_mm_configs: our candidates (the skinny ones for M <= SKINNY_M),
     clipped to (m, n, k)."""
     from torch._inductor.virtualized import V
-    skinny = V.graph.sizevars.optimization_hint(m, fallback=SKINNY_M + 1) <= SKINNY_M
+    hint = V.graph.sizevars.optimization_hint
+    skinny = hint(m, fallback=SKINNY_M + 1) <= SKINNY_M
+    big = hint(m, fallback=1) * hint(n, fallback=1) * hint(k, fallback=1) >= NO_TRIALS_MACS
     seen = set()
-    for bm, bn, bk in SKINNY_CANDIDATES if skinny else CANDIDATES:
+    for bm, bn, bk in (SKINNY_CANDIDATES if skinny else CANDIDATES)[:1 if big else None]:
         key = (_clip(bm, m), _clip(bn, n), _clip(bk, k))
         if key in seen:
             continue

@@ -60,7 +60,9 @@ class MemoryState:
         overlap bytes [lo, hi)."""
         llc = self.llc
         first, last = lo // self.line, (hi - 1) // self.line
-        if llc.sets and (last - first + 1) * 8 < llc.sets * llc.ways:     # a small range: look its lines up
+        # a range of at most the LLC's lines: look them up (its lines x ways compares), else pick it out of
+        # the sorted list of every cached line (which a change of the cache sorts again)
+        if llc.sets and (last - first + 1) <= llc.sets * llc.ways:
             present, slots = llc.find(np.arange(first, last + 1, dtype=np.int64))
             return np.flatnonzero(present), llc.dirty[slots]
         lines, dirty = self._resident()             # a large one: pick it out of what the LLC holds
@@ -83,17 +85,19 @@ class MemoryState:
         if llc.sets == 0:
             return 0
         first = lo // self.line
-        now, _ = self.lines_in(lo, hi)
-        gone = np.setdiff1d(now, rel, assume_unique=True) + first
-        written = llc.discard(gone)             # (a dirty line leaving was written back)
+        written = 0
+        if rel.size < (hi - 1) // self.line - first + 1:       # (every line of the range wanted: none leaves)
+            now, _ = self.lines_in(lo, hi)
+            gone = np.setdiff1d(now, rel, assume_unique=True) + first
+            written = llc.discard(gone)         # (a dirty line leaving was written back)
         want = rel.astype(np.int64) + first
-        present, _ = llc.find(want)
+        present, (ps, pw) = llc.find(want)
         llc.clock += 1
-        _, victims = llc.allocate(want[~present])
-        hit, slots = llc.find(want)
-        llc.stamp[slots] = llc.clock
-        llc.dirty[slots] = dirty[hit]
-        llc.epoch[slots] = llc.launch
+        (ns, nw), victims = llc.allocate(want[~present])
+        llc.stamp[ps, pw] = llc.clock
+        llc.dirty[ps, pw] = dirty[present]
+        llc.epoch[ps, pw] = llc.launch
+        llc.dirty[ns, nw] = dirty[~present]     # (allocate stamped them with this clock and launch)
         self._version += 1
         return written + int(victims.size)
 
