@@ -100,7 +100,7 @@ class Launcher:
                 return first
             cycles, last = tuning.time_candidates(
                 lambda cand: self.fn.run(*values, grid=self.grid(bound, cand), numerics=False, _commit=False,
-                                         **cand).cycles, tried)
+                                         **cand), tried)
             if cycles:
                 break
             first = blocks.halve(first)       # nothing fit: try again around a smaller guess

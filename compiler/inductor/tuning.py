@@ -21,6 +21,12 @@ _CHOSEN: dict[str, dict] = {}            # entry key -> block sizes chosen in th
 # trials go to worker processes only when the first one's time times the others reaches this (forking
 # costs tens of milliseconds, as in compiler/runtime/autotune.py)
 PARALLEL_MIN_SECONDS = 1.0
+# A first trial of more commands than this is a production-size launch (2048 rows of a Llama-2-7B
+# RMSNorm: 17 s of host time): its neighbours are not tried, the first guess (`blocks.choose`, sized so
+# that every PE has a program and the tiles fill the local store) is kept. Trying four more would cost
+# minutes per kernel, where at that size the guess moves whole rows in long runs on every PE already.
+# Counted in commands, not seconds, so that the choice never depends on the host's load.
+MAX_TRIAL_COMMANDS = 20_000
 
 
 def config_id(cfg) -> str:
@@ -63,24 +69,34 @@ def clear() -> None:
 def time_candidates(cycles_of, candidates: list) -> tuple[dict, Exception | None]:
     """({candidate as a tuple of items: cycles} of those that fit, the error of one that did not).
     `cycles_of(candidate)` runs one timing-only trial; the first runs here, the others in forked workers
-    (compiler/runtime/trials.py) when the first one's time says they would take a second or more."""
+    (compiler/runtime/trials.py) when the first one's time says they would take a second or more, and
+    none of them when it issued more than MAX_TRIAL_COMMANDS (the first is then the choice). A trial
+    returns a run record (its `.cycles` and its report's commands are read) or the cycles alone."""
     cycles, last = {}, None
     start = time.perf_counter()
     try:
-        cycles[tuple(candidates[0].items())] = cycles_of(candidates[0])
+        first = cycles_of(candidates[0])
+        cycles[tuple(candidates[0].items())] = _cycles(first)
+        report = getattr(first, "report", None)
+        if getattr(report, "commands", 0) > MAX_TRIAL_COMMANDS:
+            return cycles, last
     except OutOfResources as e:
         last = e
     rest = list(range(1, len(candidates)))
     workers = trials.default_workers()
     if (time.perf_counter() - start) * len(rest) < PARALLEL_MIN_SECONDS:
         workers = 1
-    outcomes = trials.run_trials(lambda i: cycles_of(candidates[i]), rest, workers)
+    outcomes = trials.run_trials(lambda i: _cycles(cycles_of(candidates[i])), rest, workers)
     for i, outcome in sorted(outcomes.items()):
         if not outcome.failed:
             cycles[tuple(candidates[i].items())] = outcome.cost
             continue
         try:                    # a worker's failure comes back as text: again here, for the exception itself
-            cycles[tuple(candidates[i].items())] = cycles_of(candidates[i])
+            cycles[tuple(candidates[i].items())] = _cycles(cycles_of(candidates[i]))
         except OutOfResources as e:        # its tiles do not fit (found at compile time: cheap to repeat)
             last = e
     return cycles, last
+
+
+def _cycles(trial) -> float:
+    return trial.cycles if hasattr(trial, "cycles") else trial
