@@ -21,12 +21,15 @@ alone, by formula, never from the simulation:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 from .models.shapes import LlamaShape, shape_named
 
 PHASES = ("prefill", "decode")
+KIND = "serving"         # the disk cache's folder for whole steps
 DTYPE_BYTES = 2          # the models are fp16
 RECOMPILE_LIMIT = 256    # step shapes one process may compile (Dynamo's default, 8, is one short sweep)
 
@@ -79,6 +82,9 @@ class ServingEstimate:
     kernels: int = 0
     simulated_launches: int = 0     # launches simulated in this estimate (the rest reused an earlier record)
     reused_layers: int = 0          # launches that took an identical launch's record from another layer
+    sampled_launches: int = 0       # launches simulated for their first waves, the rest extended (simulator/sampling.py)
+    joules: float = 0.0             # the step's energy (simulator/energy.py)
+    from_cache: bool = False        # read from the disk cache: this step was estimated by the same code before
 
     @property
     def floor_s(self) -> float:
@@ -99,8 +105,19 @@ class ServingEstimate:
         new = self.tokens if self.phase == "prefill" else 1
         return self.batch * new / self.seconds
 
+    @property
+    def joules_per_token(self) -> float:
+        """Energy per token the step produces (decode) or takes in (prefill)."""
+        new = self.tokens if self.phase == "prefill" else 1
+        return self.joules / (self.batch * new)
+
+    @property
+    def watts(self) -> float:
+        return self.joules / self.seconds if self.seconds else 0.0
+
     def as_row(self) -> dict:
         row = asdict(self)
+        row.update(joules_per_token=self.joules_per_token, watts=self.watts)
         row.update(ms=self.seconds * 1e3, floor_ms=self.floor_s * 1e3, compute_floor_ms=self.compute_floor_s * 1e3,
                    memory_floor_ms=self.memory_floor_s * 1e3, over_floor=self.over_floor, bound=self.bound,
                    tokens_per_s=self.tokens_per_second)
@@ -125,17 +142,23 @@ def estimate_step(model: str | LlamaShape, config, phase: str, batch: int, token
     the cycles (DRAM channel hash, LLC sets) is then layer 1's. `reused_layers` counts those launches."""
     import torch
 
-    from compiler.inductor import estimate
-    from compiler.runtime import launch_memo, sampled_launches
+    from compiler.runtime import disk_cache, launch_memo, sampled_launches
     from simulator.config import load_config, use_config
-
-    from .models.llama import build
     s = shape_named(model) if isinstance(model, str) else model
     cfg = load_config(config)
+    start = time.perf_counter()
+    key = _step_key(s, cfg, phase, batch, tokens, reuse_layers, torch.__version__)
+    kept = disk_cache.load(KIND, key)
+    if isinstance(kept, ServingEstimate):          # this step, estimated by the same code before
+        return replace(kept, wall_seconds=time.perf_counter() - start, simulated_launches=0, reused_layers=0,
+                       from_cache=True)
+
+    from compiler.inductor import estimate
+
+    from .models.llama import build
     net, inputs = build(s, phase, batch, tokens)
     simulated, elsewhere = launch_memo.STATS["simulated"], launch_memo.STATS["reused_elsewhere"]
     reuse = launch_memo.across_placements() if reuse_layers else contextlib.nullcontext()
-    start = time.perf_counter()
     # each step is a new model of the same code: Dynamo reuses the graph of an earlier step of the same
     # shapes (a warm sweep compiles nothing) and compiles each new shape, up to RECOMPILE_LIMIT of them
     with use_config(cfg), torch._dynamo.config.patch(recompile_limit=RECOMPILE_LIMIT), reuse, \
@@ -143,11 +166,25 @@ def estimate_step(model: str | LlamaShape, config, phase: str, batch: int, token
         report = estimate(net, *inputs)
     wall = time.perf_counter() - start
     w, compute, memory = floors(s, cfg, phase, batch, tokens)
-    return ServingEstimate(s.name, cfg.name, phase, batch, tokens, report.seconds, report.cycles, w.flops, w.bytes,
-                           compute, memory,
-                           wall, {k: v["seconds"] for k, v in report.by_op_class().items()}, len(report.kernels),
-                           launch_memo.STATS["simulated"] - simulated,
-                           launch_memo.STATS["reused_elsewhere"] - elsewhere)
+    result = ServingEstimate(s.name, cfg.name, phase, batch, tokens, report.seconds, report.cycles, w.flops, w.bytes,
+                             compute, memory,
+                             wall, {k: v["seconds"] for k, v in report.by_op_class().items()}, len(report.kernels),
+                             launch_memo.STATS["simulated"] - simulated,
+                             launch_memo.STATS["reused_elsewhere"] - elsewhere,
+                             sum(1 for k in report.kernels if k.report is not None and k.report.sampled),
+                             report.joules)
+    disk_cache.store(KIND, key, result)
+    return result
+
+
+def _step_key(s: LlamaShape, cfg, phase: str, batch: int, tokens: int, reuse_layers: bool, torch_version: str) -> str:
+    """The disk-cache key of one step's estimate: everything it is a function of. The compiler, simulator
+    and ISA sources are in every key (`disk_cache.entry_key`); the model's and this module's are added here."""
+    from compiler.runtime import disk_cache
+    here = Path(__file__).parent
+    code = hashlib.sha256(b"".join(p.read_bytes() for p in (here / "serving.py", *sorted((here / "models").glob("*.py")))))
+    return disk_cache.entry_key(KIND, repr(s.as_dict()), cfg.model_dump_json(), phase, batch, tokens, reuse_layers,
+                                torch_version, code.hexdigest())
 
 
 def serve(model: str | LlamaShape, config, batch: int = 1, prompt: int = 2048, context: int = 2048) -> list:
@@ -157,7 +194,7 @@ def serve(model: str | LlamaShape, config, batch: int = 1, prompt: int = 2048, c
 
 
 HEADER = (f"{'model':<12} {'config':<12} {'phase':<8} {'batch':>5} {'tokens':>6} {'ms':>10} {'floor ms':>9} "
-          f"{'x floor':>7} {'bound':>7} {'compute ms':>10} {'memory ms':>9} {'tok/s':>9}")
+          f"{'x floor':>7} {'bound':>7} {'compute ms':>10} {'memory ms':>9} {'tok/s':>9} {'J/token':>8} {'W':>6}")
 
 
 def table(rows: list[ServingEstimate]) -> str:
@@ -166,5 +203,6 @@ def table(rows: list[ServingEstimate]) -> str:
     for r in rows:
         lines.append(f"{r.model:<12} {r.config:<12} {r.phase:<8} {r.batch:>5} {r.tokens:>6} {r.seconds * 1e3:>10.3f} "
                      f"{r.floor_s * 1e3:>9.3f} {r.over_floor:>7.3f} {r.bound:>7} {r.compute_floor_s * 1e3:>10.3f} "
-                     f"{r.memory_floor_s * 1e3:>9.3f} {r.tokens_per_second:>9.1f}")
+                     f"{r.memory_floor_s * 1e3:>9.3f} {r.tokens_per_second:>9.1f} {r.joules_per_token:>8.4f} "
+                     f"{r.watts:>6.1f}")
     return "\n".join(lines)

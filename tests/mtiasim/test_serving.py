@@ -104,3 +104,17 @@ def test_serve_command_prints_prefill_and_decode(capsys):
         assert r["ms"] >= r["floor_ms"] > 0 and math.isfinite(r["tokens_per_s"])
     assert main(["serve", "llama-9b"]) == 2
     assert "unknown model 'llama-9b'" in capsys.readouterr().err
+
+
+def test_a_step_estimated_before_is_read_from_the_cache(tmp_path, monkeypatch):
+    """A second estimate of the same step by the same code, in a new process as in this one, reads the
+    first's result: nothing compiled or simulated, the same figures; another step is estimated."""
+    monkeypatch.setenv("MTIASIM_CACHE_DIR", str(tmp_path))
+    first = serving.estimate_step("llama-tiny", "mtia-small", "decode", 1, 32)
+    again = serving.estimate_step("llama-tiny", "mtia-small", "decode", 1, 32)
+    other = serving.estimate_step("llama-tiny", "mtia-small", "decode", 1, 48)
+    assert not first.from_cache and first.simulated_launches > 0
+    assert again.from_cache and again.simulated_launches == 0
+    assert (again.cycles, again.seconds, again.joules) == (first.cycles, first.seconds, first.joules)
+    assert first.joules > 0 and first.joules_per_token == first.joules
+    assert not other.from_cache and other.tokens == 48
