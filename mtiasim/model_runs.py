@@ -27,6 +27,7 @@ import hashlib
 import importlib.util
 import logging
 import os
+import pickle
 import sys
 import warnings
 from pathlib import Path
@@ -127,13 +128,20 @@ def config_read(load):
 # ---- the record --------------------------------------------------------------------------------
 
 def recorded(outputs, report, config_files: list[tuple[str, str | None]]) -> dict:
-    """What `mtiasim model` shows of a run, as plain data: the outputs, the table, the report's dict and
-    the chart's runs (label, simulator Report), and the config's files (`config_read`). Loading it back
+    """What `mtiasim model` shows of a run, as plain data: the outputs, the table, the report's dict,
+    the chart's runs (`chart_runs`) and the config's files (`config_read`). Loading it back
     needs neither Inductor nor the ModelReport class (importing compiler.inductor alone takes seconds)."""
     return {"outputs": outputs, "table": report.table(), "dict": report.to_dict(), "config": report.config,
             "runs": [(label, k.report) for label, k in zip(report.launch_labels(), report.kernels)],
             "config_files": config_files,
             "charts": {}}        # chart_key -> the saved chart's bytes (a second run writes them: no matplotlib)
+
+
+def chart_runs(run: dict) -> list[tuple[str, object]]:
+    """The (label, simulator Report) of each launch of a `recorded` run: what its chart plots. An entry
+    keeps them pickled apart (`store_run`), so that loading it imports no simulator."""
+    runs = run["runs"]
+    return pickle.loads(runs) if isinstance(runs, bytes) else runs
 
 
 def chart_key(path: str | Path) -> str:
@@ -151,8 +159,14 @@ def load_run(key: str | None) -> dict | None:
 
 
 def store_run(key: str | None, run: dict) -> None:
-    if key is not None:
-        disk_cache().store(KIND, key, run)
+    """Store a `recorded` run under `key` (None: not stored), its chart's runs pickled apart."""
+    if key is None:
+        return
+    try:
+        runs = run["runs"] if isinstance(run["runs"], bytes) else pickle.dumps(run["runs"], pickle.HIGHEST_PROTOCOL)
+    except Exception:              # a report that does not pickle: not cached, as disk_cache.store does
+        return
+    disk_cache().store(KIND, key, {**run, "runs": runs})
 
 
 @contextlib.contextmanager

@@ -88,7 +88,7 @@ def _save_chart(run: dict, config, path: str, key: str | None) -> None:
     """The kernels' roofline chart, numbered as the table's `#` column (point i is row i); a chart this
     run already saved in this format is written from the cache (drawing one takes seconds). `config()`
     is the run's config (loaded only to draw)."""
-    from ..model_runs import chart_key, store_run
+    from ..model_runs import chart_key, chart_runs, store_run
     from .common import written
     which = chart_key(path)
     saved = run.setdefault("charts", {}).get(which)
@@ -96,6 +96,7 @@ def _save_chart(run: dict, config, path: str, key: str | None) -> None:
         written(path, lambda: Path(path).write_bytes(saved))
         return
     from ..plots import roofline_chart
-    roofline_chart(run["runs"], configs=[config()], numbers=range(1, len(run["runs"]) + 1)).save(path)
+    runs = chart_runs(run)
+    roofline_chart(runs, configs=[config()], numbers=range(1, len(runs) + 1)).save(path)
     run["charts"][which] = Path(path).read_bytes()
     store_run(key, run)
