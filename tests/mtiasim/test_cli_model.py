@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from mtiasim.bench.model_cache import same_output
+
 from repo import ROOT
 
 torch = pytest.importorskip("torch")
@@ -58,9 +60,7 @@ def test_model_is_quiet_numbered_and_cached_across_processes(tmp_path):
     second = model_cli(script, tmp_path)                 # a new process
     assert "nothing compiled, tuned or simulated" in second.stdout
     assert not any(w in second.stdout + second.stderr for w in INDUCTOR_LOG), second.stderr
-    # what the first run printed, word for word, but for saying where the host time and the record came from
-    said = [ln for ln in second.stdout.splitlines() if "from the cache in" not in ln]
-    assert "\n".join(said).replace(", in the run that filled the cache", "") == first.stdout.rstrip("\n")
+    assert same_output(first.stdout, second.stdout)      # word for word, but for naming the cache
     assert (tmp_path / "chart.png").read_bytes() == chart
 
     script.write_text(MODEL.replace("* 2", "* 3"))     # another script: another key, a fresh run
