@@ -86,7 +86,8 @@ def run_key(script: str | Path, model, inputs: tuple, config: str, sets: list[st
 # ---- the files a config was read from ----------------------------------------------------------
 
 _RECORDING: list[list[str]] = []      # the lists `files_opened` blocks are filling, innermost last
-_HOOKED: list[bool] = []              # an audit hook cannot be removed: it is added once per process
+_HOOKED: list[bool] = []              # an audit hook cannot be removed: added once per process, it then costs a
+                                      # call per audit event (tens of ms over a whole first run through Inductor)
 
 
 def _note_open(event: str, args: tuple) -> None:
