@@ -166,3 +166,14 @@ def test_any_change_to_what_a_run_depends_on_misses(tmp_path, monkeypatch):
     script.write_text(MODEL + "# another script\n")
     assert key_of() != key
     assert model_runs.run_key(script, lambda x: x, (torch.ones(1),), "mine.yaml", []) is None   # not a Module
+
+
+def test_same_output_allows_only_the_lines_that_name_the_cache():
+    """The check the slow test and `mtiasim.bench.model_cache` make of a cached run's output."""
+    first = "1  k  fc  addmm\nsimulated in 1.00 s of host time\ncheck max |out - eager| = 0\n"
+    second = ("1  k  fc  addmm\nsimulated in 1.00 s of host time, in the run that filled the cache\n"
+              "(the outputs and report of an earlier run ..., from the cache in /c: nothing compiled, tuned or "
+              "simulated; --no-cache runs it again)\ncheck max |out - eager| = 0\n")
+    assert same_output(first, second)
+    assert not same_output(first, second.replace("= 0", "= 1"))
+    assert not same_output(first, second.replace("addmm", "mm"))
