@@ -65,8 +65,10 @@ def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser],
 
 # ---- shared arguments ---------------------------------------------------------------------------
 
+DEFAULT_CONFIG = "mtia-2i"    # simulator.config.DEFAULT_CONFIG, written out so that parsing imports no simulator (a test checks)
+
+
 def config_arg(p: argparse.ArgumentParser, repeat: bool = False) -> None:
-    from simulator.config import DEFAULT_CONFIG
     if repeat:
         p.add_argument("--config", action="append", metavar="NAME|PATH",
                        help=f"config name in configs/ or a YAML path; repeat to compare (default {DEFAULT_CONFIG})")
@@ -176,10 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         _print_error(e)
         return e.exit_code
-    from isa.errors import UserError
     try:
         return args.fn(args)
-    except (UsageError, UserError) as e:
+    except UsageError as e:
         _print_error(e)
         return e.exit_code
     except KeyboardInterrupt:
@@ -194,11 +195,21 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     except Exception as e:
+        if _is_user_error(e):
+            _print_error(e)
+            return e.exit_code
         if os.environ.get("MTIASIM_DEBUG"):
             raise
         print(f"mtiasim: internal error: {type(e).__name__}: {e} (set MTIASIM_DEBUG=1 for the traceback)",
               file=sys.stderr)
         return 1
+
+
+def _is_user_error(e: Exception) -> bool:
+    """An `isa.errors.UserError`, told without importing `isa` (a second: ml_dtypes registers its casts),
+    which a command that raised one has imported already."""
+    errors = sys.modules.get("isa.errors")
+    return errors is not None and isinstance(e, errors.UserError)
 
 
 def _print_error(e: Exception) -> None:

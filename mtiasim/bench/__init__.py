@@ -1,5 +1,5 @@
 """The benchmarks, one module each, each runnable with `python -m mtiasim.bench.NAME` where it has a
-`main` (kernels, autotune_speed, interpreter_speed, inductor_kernels, inductor_coverage); `mtiasim
+`main` (kernels, autotune_speed, interpreter_speed, inductor_kernels, inductor_coverage, model_cache); `mtiasim
 bench` runs simulator, startup, compile and kernels.
 
     simulator.py          the simulator's speed on a GEMM stream against a plain SimPy loop
@@ -11,4 +11,5 @@ bench` runs simulator, startup, compile and kernels.
     inductor_kernels.py   the Inductor example models' kernels
     inductor_coverage.py  public model architectures through Inductor: what runs on the simulator
     serving.py            Llama prefill and decode at production size beside their floors, and their host time
+    model_cache.py        a second `mtiasim model` of the README's example against the first (the cached run)
 """

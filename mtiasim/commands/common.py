@@ -40,10 +40,11 @@ def workload_and_shape(name: str, shape_tokens, params: list[str], region: str |
 
 def written(path: str, write):
     """What `write()` returns; an OSError while writing the user's output (a full disk) named as such."""
-    from simulator.errors import OutputError
     try:
         return write()
     except OSError as e:
+        # imported here: importing it imports the ISA (a second), which writing a file does not need
+        from simulator.errors import OutputError
         raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
 
 

@@ -50,26 +50,25 @@ def _model_args(p) -> None:
 def cmd_model(a) -> int:
     import torch
 
-    from compiler.runtime import disk_cache
-
-    from ..model_runs import load_run, quiet_inductor, recorded, run_key, store_run
+    from .. import model_runs
     path = output_path(a.chart or f"{Path(a.script).stem}_roofline.png", "roofline chart", "roofline.png",
                        CHART_FORMATS)
-    cfg = config_from_args(a.config, a.set)
     model, inputs = load_script(a.script)
-    key = None if a.no_cache else run_key(a.script, model, inputs, cfg)
-    run = load_run(key)
+    key = None if a.no_cache else model_runs.run_key(a.script, model, inputs, a.config, a.set)
+    run = model_runs.load_run(key)      # a cached run loads no config and imports none of our packages
     cached = run is not None
+    cfg = None
     if not cached:
+        cfg, config_files = model_runs.config_read(lambda: config_from_args(a.config, a.set))
         from compiler.inductor import simulate  # (seconds to import: not on a cached run)
         from simulator.config import use_config
-        with use_config(cfg), (contextlib.nullcontext() if a.verbose else quiet_inductor()):
+        with use_config(cfg), (contextlib.nullcontext() if a.verbose else model_runs.quiet_inductor()):
             out, report = simulate(model, *inputs)
-        run = recorded(out, report)
-        store_run(key, run)
+        run = model_runs.recorded(out, report, config_files)
+        model_runs.store_run(key, run)
     with torch.no_grad():
         error = max_error(run["outputs"], model(*inputs))
-    _save_chart(run, cfg, path, key)
+    _save_chart(run, lambda: cfg or config_from_args(a.config, a.set), path, key)
     if a.json:
         print(json.dumps({**run["dict"], "max_error": error, "chart": path, "from_cache": cached},
                          default=str, indent=2))
@@ -80,15 +79,16 @@ def cmd_model(a) -> int:
     print(table)
     if cached:
         print(f"(the outputs and report of an earlier run of this model, inputs and config, from the cache in "
-              f"{disk_cache.root()}: nothing compiled, tuned or simulated; --no-cache runs it again)")
+              f"{model_runs.disk_cache().root()}: nothing compiled, tuned or simulated; --no-cache runs it again)")
     print(f"check max |out - eager| = {error:.3g}; roofline chart of the kernels: {path}")
     return 0
 
 
-def _save_chart(run: dict, cfg, path: str, key: str | None) -> None:
+def _save_chart(run: dict, config, path: str, key: str | None) -> None:
     """The kernels' roofline chart, numbered as the table's `#` column (point i is row i); a chart this
-    run already saved in this format is written from the cache (drawing one takes seconds)."""
-    from ..model_runs import chart_key, store_run
+    run already saved in this format is written from the cache (drawing one takes seconds). `config()`
+    is the run's config (loaded only to draw)."""
+    from ..model_runs import chart_key, chart_runs, store_run
     from .common import written
     which = chart_key(path)
     saved = run.setdefault("charts", {}).get(which)
@@ -96,6 +96,7 @@ def _save_chart(run: dict, cfg, path: str, key: str | None) -> None:
         written(path, lambda: Path(path).write_bytes(saved))
         return
     from ..plots import roofline_chart
-    roofline_chart(run["runs"], configs=[cfg], numbers=range(1, len(run["runs"]) + 1)).save(path)
+    runs = chart_runs(run)
+    roofline_chart(runs, configs=[config()], numbers=range(1, len(runs) + 1)).save(path)
     run["charts"][which] = Path(path).read_bytes()
     store_run(key, run)

@@ -38,3 +38,10 @@ def test_a_subcommands_error_prints_its_own_usage():
     assert p.returncode == 2
     assert p.stderr.startswith("usage: mtiasim trace ") and "mtiasim trace: error: unrecognized arguments: --bogus" \
         in p.stderr
+
+
+def test_the_clis_default_config_is_the_simulators():
+    """cli.DEFAULT_CONFIG is written out so that parsing `--config` imports no simulator: it must not drift."""
+    import simulator.config
+    from mtiasim import cli
+    assert cli.DEFAULT_CONFIG == simulator.config.DEFAULT_CONFIG
