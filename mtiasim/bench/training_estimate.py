@@ -28,6 +28,7 @@ import torch.nn.functional as F
 
 import compiler.inductor as ci
 from compiler.inductor import gemm_configs
+from compiler.runtime import sampled_launches
 from simulator import set_config
 
 HIDDEN, HEADS, KV_HEADS, HEAD_DIM, FFN = 4096, 32, 8, 128, 14336        # Llama 3 8B (its config.json)
@@ -102,6 +103,9 @@ def main(argv=None) -> None:
     parser.add_argument("--autotune", action="store_true",
                         help="time every MTIA tile of each matmul template (default: 128x128x64 only; each "
                              "candidate of a 2048x4096x14336 matmul is minutes of host time)")
+    parser.add_argument("--whole", action="store_true",
+                        help="simulate every launch whole (default: launches of 8 waves or more are sampled, "
+                             "simulator/sampling.py)")
     args = parser.parse_args(argv)
     if not args.autotune:
         gemm_configs.CANDIDATES[:] = [(128, 128, 64)]
@@ -113,7 +117,8 @@ def main(argv=None) -> None:
         x = torch.empty(args.batch, args.seq, args.hidden, dtype=torch.bfloat16)
         target = torch.empty(args.batch, args.seq, args.hidden, dtype=torch.bfloat16)
     start = time.perf_counter()
-    report = ci.estimate_step(model, F.mse_loss, torch.optim.AdamW, x, target)
+    with sampled_launches.sampled(not args.whole):
+        report = ci.estimate_step(model, F.mse_loss, torch.optim.AdamW, x, target)
     wall = time.perf_counter() - start
     print(f"{args.layers} Llama-3-8B-shaped layers (hidden {args.hidden}, {HEADS} heads / {KV_HEADS} KV heads, "
           f"FFN {args.ffn}), batch {args.batch} x seq {args.seq}, bf16, AdamW, on {cfg.name}: one training step")
@@ -131,7 +136,9 @@ def main(argv=None) -> None:
           f"{total_floor / report.seconds:>8.0%}")
     print(f"coverage {report.coverage:.1%} of {report.simulated_ops + report.host_ops} ATen compute ops; on the host: "
           f"{', '.join(f'{op} x{n}' for op, n in sorted(report.not_simulated.items())) or 'none'}")
-    print(f"estimated in {wall:.0f} s of host time ({report.compiles} kernels compiled)")
+    sampled = sum(1 for k in report.kernels if getattr(k.report, "sampled", None))
+    print(f"estimated in {wall:.0f} s of host time ({report.compiles} kernels compiled; {sampled} of "
+          f"{len(report.kernels)} launches sampled, simulator/sampling.py)")
 
 
 if __name__ == "__main__":
