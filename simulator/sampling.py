@@ -118,16 +118,19 @@ def _energy(e1, e2, kt: float, kw: float, seconds: float, flops: float, dram: fl
 
 
 
-def steady(second: Report, extended: Report) -> bool:
-    """Whether the extension is to be trusted: not where the sample's second wave fetched from DRAM what
-    later waves will find in the LLC. A GEMM's first waves bring in most of A and B; extended from them,
-    it would read its arguments many times over. So an extension that moves more DRAM bytes than its
-    arguments hold (with 5% to spare), from a sample that moved fewer, is refused: such a launch runs
-    whole. A launch whose sample already moves more (a table streamed past an LLC too small for it)
-    keeps moving more at the same rate, which the extension gets right."""
+def steady(second: Report, extended: Report, llc_bytes: int) -> bool:
+    """Whether the extension is to be trusted: not where the sample's waves fetched from DRAM what later
+    waves will find in the LLC. Where the arguments fit the LLC, a GEMM's first waves bring in most of A
+    and B and its later ones hit; extended from them, it would read its arguments many times over. So
+    an extension that moves more DRAM bytes than its arguments hold (with 5% to spare), from a sample
+    that moved fewer, is refused where the arguments fit the LLC: such a launch runs whole. Where they
+    do not fit (a 2048x4096x11008 GEMM's 151 MB on a 128 MB LLC), the waves keep streaming what the LLC
+    cannot keep, as the extension says; and a launch whose sample already moves more than its arguments
+    keeps doing so at the same rate."""
     c = extended.compulsory
-    if c is None or not c.argument_bytes:
+    if c is None or not c.argument_bytes or c.argument_bytes > llc_bytes:
         return True
+
     def dram(r):
         return r.bytes["dram_read"] + r.bytes["dram_write"]
     return dram(extended) <= 1.05 * c.argument_bytes or dram(second) > c.argument_bytes

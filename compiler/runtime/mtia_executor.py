@@ -213,7 +213,7 @@ def _sampled_run(machine, program, grid: tuple, values: dict, options, allocs: l
     done = [sum(min(len(p), m) for p in assignment) for m in (m1, m2)]
     programs = grid[0] * grid[1] * grid[2]
     report = sampling.extrapolate(runs[0], runs[1], m1, m2, sampling.waves(assignment), programs, tuple(done), grid)
-    if not sampling.steady(runs[1], report):
+    if not sampling.steady(runs[1], report, machine.cfg.sram.llc_mib << 20):
         return None
     if options.memory_state is not None:
         options.memory_state.adopt(states[1])
