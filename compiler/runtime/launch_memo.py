@@ -35,8 +35,10 @@ DRAM channel and bank hash (higher address bits are XOR-folded onto the channel 
 and the LLC sets, so the same kernel on a buffer elsewhere sees its lines permuted over channels and
 sets. An identical launch's exact record is still taken first; a record found only by the relaxed key
 (whose key starts with `PLACEMENT_BLIND`) is counted in `STATS["reused_elsewhere"]` and never serves an
-exact lookup. It applies to isolated launches only: a launch on a carried memory state is keyed relative
-to its buffers already (`memo_state.py`).
+exact lookup. A launch on a carried memory state is keyed relative to its buffers already; inside it, its
+incoming state is also keyed coarsely (`memo_state.coarse_class`: how much of each buffer is cached, not
+which lines), so that the layers of a large prefill, which each evict a different part of the last
+one's activations, take the first such layer's record.
 """
 from __future__ import annotations
 
@@ -182,6 +184,14 @@ def run(compiled, grid: tuple, values: list, buffers: list, options, simulate, r
         key = memo_state.relative_key(compiled, grid, values, options, kernel_body)
         incoming = memo_state.state_class(state, spans)
         hit = _find((*key, *incoming))
+        if _ACROSS and not reads_data():
+            coarse = (*key, PLACEMENT_BLIND, *memo_state.coarse_class(state, spans))
+            if hit is None:
+                hit = _find(coarse)
+                if hit is not None:
+                    STATS["reused_elsewhere"] += 1
+            elif _find(coarse) is None:
+                _keep(coarse, hit)
     if isinstance(hit, str) or (hit is None and reads_data()):       # DATA_DEPENDENT
         if hit is None:
             _keep((*key, *incoming), DATA_DEPENDENT)
@@ -195,9 +205,13 @@ def run(compiled, grid: tuple, values: list, buffers: list, options, simulate, r
             memo_state.replay(state, spans, hit.effect)
             hit = hit.record
         return _as_launched(hit, compiled)
+    before = memo_state.coarse_class(state, spans) if state is not None and _ACROSS and not reads_data() else None
     record = simulate()
     STATS["simulated"] += 1
-    _keep((*key, *incoming), record if state is None else memo_state.Carried(record, memo_state.effect(state, spans)))
+    kept = record if state is None else memo_state.Carried(record, memo_state.effect(state, spans))
+    _keep((*key, *incoming), kept)
+    if before is not None:          # (the state's class as the launch found it)
+        _keep((*key, PLACEMENT_BLIND, *before), kept)
     return record
 
 

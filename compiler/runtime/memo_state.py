@@ -95,6 +95,29 @@ def state_class(state, spans: list[tuple[int, int]]) -> tuple:
     return (digest.hexdigest(), int(fill), int(dirt))
 
 
+def coarse_class(state, spans: list[tuple[int, int]]) -> tuple:
+    """The incoming state as `launch_memo.across_placements()` keys a carried launch: for each buffer, the
+    share of its lines cached and of those dirty, in sixteenths, and the rest of the LLC as `state_class`
+    has it. Which lines of a buffer the LLC kept depends on where the buffer lies (the sets its lines fall
+    in, what else evicted them): a 2048-token prefill's activations are partly evicted by every layer's
+    600 MB of traffic, never in the same lines twice, so the exact class never repeats and every layer
+    would be simulated again. Two launches of the same kernel on buffers cached to the same sixteenth
+    are taken as the same: an approximation, counted in `STATS["reused_elsewhere"]`."""
+    parts = []
+    inside = dirty_inside = 0
+    for lo, hi in spans:
+        rel, dirty = state.lines_in(lo, hi)
+        lines = max(1, (hi - 1) // state.line - lo // state.line + 1)
+        d = int(np.count_nonzero(dirty))
+        parts.append((int(rel.size) * BUCKETS // lines, d * BUCKETS // max(1, int(rel.size))))
+        inside += int(rel.size)
+        dirty_inside += d
+    cached, dirty_all, capacity = state.occupancy()
+    fill = (cached - inside) * BUCKETS // capacity if capacity else 0
+    dirt = (dirty_all - dirty_inside) * BUCKETS // capacity if capacity else 0
+    return (tuple(parts), int(fill), int(dirt))
+
+
 def effect(state, spans: list[tuple[int, int]]) -> tuple:
     """The lines of each buffer the launch left cached (relative, int32) and their dirty flags (packed bits)."""
     out = []

@@ -83,3 +83,40 @@ def test_a_kernel_reading_its_indices_keeps_the_exact_key(simulations):
         records = [_gather[(2,)](table, index, out, BLOCK=128, executor="mtia", numerics=False)
                    for index in (spread, same)]
     assert len(simulations) == 2 and not any(r.reused for r in records)
+
+
+def test_carried_launches_on_buffers_cached_alike_reuse_within_it(simulations):
+    """On a carried memory state, each layer's input cached to the same share but in other lines (as a
+    prefill's activations are, partly evicted by each layer): the exact state class differs, so each is
+    simulated outside `across_placements()`; inside it the coarse class (shares, not lines) matches."""
+    from compiler.runtime import memo_state
+    from simulator import load_config
+    from simulator.chip.memory_state import MemoryState
+    cfg = load_config("mtia-2i")
+    layers = _layers(4)
+    line = cfg.sram.line_bytes
+    lines = layers[0][0].nbytes // line
+
+    def state_with_half_of(x, offset):
+        state = MemoryState(cfg)
+        rel = np.arange(offset, lines, 2, dtype=np.int64)          # every other line, from `offset`
+        state.restore_launch([(x.data_ptr(), x.data_ptr() + x.nbytes, rel, np.zeros(rel.size, np.bool_))])
+        return state
+
+    def run(x, out, state):
+        n = x.size
+        return _scale[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024, executor="mtia", numerics=False,
+                                               memory_state=state)
+    states = [state_with_half_of(x, i % 2) for i, (x, _) in enumerate(layers)]
+    spans = [[(x.data_ptr(), x.data_ptr() + x.nbytes), (o.data_ptr(), o.data_ptr() + o.nbytes)] for x, o in layers]
+    assert memo_state.state_class(states[0], spans[0]) != memo_state.state_class(states[1], spans[1])
+    assert memo_state.coarse_class(states[0], spans[0]) == memo_state.coarse_class(states[1], spans[1])
+    before = launch_memo.STATS["reused_elsewhere"]
+    with launch_memo.across_placements():
+        first = run(*layers[0], states[0])
+        second = run(*layers[1], states[1])         # other lines cached, to the same share: the coarse class
+    assert not first.reused and second.reused and len(simulations) == 1
+    assert second.cycles == first.cycles
+    assert launch_memo.STATS["reused_elsewhere"] == before + 1
+    third = run(*layers[3], states[3])              # outside it: only layer 0's exact class would serve
+    assert not third.reused and len(simulations) == 2
