@@ -32,17 +32,30 @@ def main(argv: list[str] | None = None) -> int:
             t = time.perf_counter()
             pair = serving.serve(model, config, batch=1, prompt=a.prompt, context=a.context)
             rows += pair
-            print(f"{model} on {config}: {time.perf_counter() - t:.0f} s of host time "
-                  f"({', '.join(f'{r.phase} {r.simulated_launches} simulated, {r.reused_layers} from another layer' for r in pair)})",
-                  flush=True)
+            print(f"{model} on {config}: {time.perf_counter() - t:.0f} s of host time, {_cpu():.0f} CPU s so far "
+                  f"({', '.join(_how(r) for r in pair)})", flush=True)
     wall = time.perf_counter() - start
     print(serving.table(rows))
-    print(f"host time {wall:.0f} s; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+    print(f"host time {wall:.0f} s ({_cpu():.0f} CPU s); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
           f"cache {os.environ.get('MTIASIM_CACHE_DIR', '~/.cache/mtiasim')}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"wall_seconds": wall, "rows": [r.as_row() for r in rows]}, f, indent=2)
     return 0
+
+
+def _how(r) -> str:
+    if r.from_cache:
+        return f"{r.phase} read from the cache"
+    return (f"{r.phase} {r.simulated_launches} simulated ({r.sampled_launches} sampled), {r.reused_layers} from "
+            f"another layer")
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its trial workers: the host cost whatever the machine's load."""
+    import resource
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
 
 
 if __name__ == "__main__":
