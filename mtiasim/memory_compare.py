@@ -84,7 +84,10 @@ def main(argv=None) -> int:
         model, inputs = make_dlrm_v2(a.batch or BATCH, a.rows_cap)
         name = f"DLRM-v2 batch {a.batch or BATCH}" + (f", rows capped at {a.rows_cap:,}" if a.rows_cap else "")
         kwargs = {"index_distribution": "uniform"}
-    print(format_comparison(compare(model, *inputs, **kwargs), name))
+    from .model_runs import quiet_inductor
+    with quiet_inductor():          # Inductor's autotuning printout: not this command's output
+        result = compare(model, *inputs, **kwargs)
+    print(format_comparison(result, name))
     return 0
 
 

@@ -102,6 +102,8 @@ def main(argv=None) -> int:
     # stand-in pages (the tables on the host and in simulated DRAM), which the kernel's overcommit check refuses
     os.environ.setdefault("MTIASIM_AUTOTUNE_WORKERS", "1")
     from compiler.inductor import estimate
+
+    from ..model_runs import quiet_inductor
     p = argparse.ArgumentParser(prog="python -m mtiasim.models.dlrm", description=__doc__.split("\n\n")[0])
     p.add_argument("--distribution", action="append", help="uniform or zipf:S (repeatable; default: both)")
     p.add_argument("--memory-state", default="carried", choices=("carried", "isolated"))
@@ -112,7 +114,8 @@ def main(argv=None) -> int:
     model, inputs = make_dlrm_v2(a.batch, a.rows_cap)
     for text in a.distribution or ["uniform", "zipf:1.05"]:
         start = time.perf_counter()
-        report = estimate(model, *inputs, index_distribution=_distribution(text), memory_state=a.memory_state)
+        with quiet_inductor():
+            report = estimate(model, *inputs, index_distribution=_distribution(text), memory_state=a.memory_state)
         wall = time.perf_counter() - start
         if a.kernels:
             print(report.table())
