@@ -41,6 +41,15 @@ def _checked_run(self, *a, **kw):
     return report
 
 
+def pytest_collection_modifyitems(config, items):
+    """Modules with a `slow` test run first, each module's tests in their own order and together (their
+    module fixtures are built once). xdist's worksteal hands each worker a contiguous share of this list
+    and an idle worker takes the tail of another's queue: long cases start early, and the run ends on
+    short ones, not on one worker finishing a minute-long notebook while the other idles."""
+    has_slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in has_slow)      # stable
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _floor_check_on_every_run():
     Machine.run = _checked_run

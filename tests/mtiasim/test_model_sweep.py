@@ -27,8 +27,10 @@ def test_config_grid_key_makes_each_config_a_point():
 
 @pytest.mark.slow
 def test_llama_decode_over_four_configs_on_dask(tmp_path):
+    # one worker process: the four points go through the scheduler as with more, and the model is
+    # compiled once instead of once per worker (tests/mtiasim/test_sweep.py spreads points over two)
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         res = run_sweep(_spec(CONFIGS, [DECODE]), tmp_path / "llm.csv", scheduler=cluster.scheduler_address,
                         progress=False)
     assert res.ran == 4 and not res.errors, [r["error"] for r in res.errors]

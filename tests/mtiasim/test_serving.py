@@ -93,6 +93,7 @@ def test_tiny_decode_estimate_is_the_models_estimate_and_above_its_floor():
     assert row.tokens_per_second == pytest.approx(2 / row.seconds)
 
 
+@pytest.mark.slow          # compiles a prefill and a decode step of the model
 def test_serve_command_prints_prefill_and_decode(capsys):
     import mtiasim.commands  # noqa: F401
     from mtiasim.cli import main

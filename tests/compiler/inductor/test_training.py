@@ -130,9 +130,11 @@ def test_mlp_trains_through_torch_compile():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["decoder", "dlrm"])
-def test_model_trains_three_adamw_steps_through_simulate(name):
-    reports = _simulated_steps(name, 3)
-    assert reports[2].graphs_compiled == 0 and reports[2].compiles == 0
+def test_model_trains_two_adamw_steps_through_simulate(name):
+    # two steps: the first compiles and sets AdamW's state up, the second updates with that state and
+    # compiles nothing (a third is the second again)
+    reports = _simulated_steps(name, 2)
+    assert reports[1].graphs_compiled == 0 and reports[1].compiles == 0
     backward = {k.name for k in reports[0].kernels if k.phase == "backward"}
     if name == "decoder":          # attention's backward is our flash-attention backward, on the simulator
         assert {"flash_attention_backward_dq", "flash_attention_backward_dkdv"} <= backward, backward
@@ -143,7 +145,8 @@ def test_model_trains_three_adamw_steps_through_simulate(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["decoder", "dlrm"])
 def test_model_trains_through_torch_compile(name):
-    _compiled_steps(name, 3)
+    reports = _compiled_steps(name, 2)
+    assert reports[1].graphs_compiled == 0 and reports[1].compiles == 0
 
 
 def test_masked_attention_trains_with_its_backward_in_kernels():
