@@ -109,13 +109,20 @@ def test_serve_command_prints_prefill_and_decode(capsys):
 
 def test_a_step_estimated_before_is_read_from_the_cache(tmp_path, monkeypatch):
     """A second estimate of the same step by the same code, in a new process as in this one, reads the
-    first's result: nothing compiled or simulated, the same figures; another step is estimated."""
+    first's result: nothing compiled or simulated, the same figures; another step is another key."""
     monkeypatch.setenv("MTIASIM_CACHE_DIR", str(tmp_path))
     first = serving.estimate_step("llama-tiny", "mtia-small", "decode", 1, 32)
     again = serving.estimate_step("llama-tiny", "mtia-small", "decode", 1, 32)
-    other = serving.estimate_step("llama-tiny", "mtia-small", "decode", 1, 48)
     assert not first.from_cache and first.simulated_launches > 0
     assert again.from_cache and again.simulated_launches == 0
     assert (again.cycles, again.seconds, again.joules) == (first.cycles, first.seconds, first.joules)
     assert first.joules > 0 and first.joules_per_token == first.joules
-    assert not other.from_cache and other.tokens == 48
+    # any other step, config or code is another key
+    cfg = load_config("mtia-small")
+    key = serving._step_key(TINY, cfg, "decode", 1, 32, True, torch.__version__)
+    others = [serving._step_key(TINY, cfg, "decode", 1, 48, True, torch.__version__),
+              serving._step_key(TINY, cfg, "prefill", 1, 32, True, torch.__version__),
+              serving._step_key(TINY, load_config("mtia-small", {"dram.bandwidth_gbps": 25.6}), "decode", 1, 32,
+                                True, torch.__version__),
+              serving._step_key(TINY, cfg, "decode", 1, 32, True, "0.0")]
+    assert len({key, *others}) == 5
