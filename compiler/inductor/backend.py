@@ -20,6 +20,7 @@ from torch._inductor.compile_fx import compile_fx, compile_fx_inner
 
 from . import decomposed_attention, fixed_bags, flash_attention, hooks, math_attention, session
 from .decompositions import decomposition_table
+from .gradient_layout import contiguous_gradients
 
 # Inductor options for MTIA (see torch/_inductor/config.py for each)
 INDUCTOR_OPTIONS = {
@@ -102,7 +103,7 @@ def _inner_compile(gm, example_inputs, **kwargs):
         return _ForwardRun(compile_fx_inner(gm, example_inputs, **kwargs))
     before = len(hooks.SCHEDULED_GRAPHS)
     with hooks.installed():
-        code = compile_fx_inner(gm, example_inputs, **kwargs)
+        code = compile_fx_inner(contiguous_gradients(gm), example_inputs, **kwargs)
     session.record_graph_compile()
     return _BackwardRun(code, *_scheduled_since(before))
 

@@ -44,6 +44,19 @@ def one_step(model, x, target):
     return report
 
 
+class ChannelsLastInput(torch.nn.Module):
+    """ConvNeXt's downsampling in small: a layer norm over the channels, taken in NHWC and permuted back
+    to NCHW, then a strided convolution, whose weight gradient comes out channels-last
+    (`gradient_layout.py`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm, self.conv = torch.nn.LayerNorm(3), torch.nn.Conv2d(3, 4, 2, stride=2)
+
+    def forward(self, x):
+        return self.conv(self.norm(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2))
+
+
 def inputs():
     g = torch.Generator().manual_seed(0)
     return torch.randn(2, 3, 16, 16, generator=g), torch.randn(2, 4, 8, 8, generator=g)
@@ -57,6 +70,12 @@ def test_a_convolution_trains_with_its_backward_in_kernels_and_nothing_on_the_ho
     backward = [k for k in report.kernels if k.phase == "backward" and "aten.convolution_backward" in k.aten_ops]
     # the weight gradients of both convolutions and the input gradient of the second: templates
     assert sum(k.kind == "template" for k in backward) == 3, report.table()
+
+
+def test_a_channels_last_weight_gradient_is_laid_out_in_a_kernel_not_copied_on_the_host():
+    torch.manual_seed(0)
+    report = one_step(ChannelsLastInput(), *inputs())
+    assert not report.not_simulated, report.table()
 
 
 def test_a_convolution_backward_left_to_aten_counts_as_a_host_op(monkeypatch):
