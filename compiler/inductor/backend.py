@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+import torch
 from torch._inductor.compile_fx import compile_fx, compile_fx_inner
 
 from . import decode_linear, decomposed_attention, fixed_bags, flash_attention, hooks, math_attention, session
 from .decompositions import decomposition_table
+from .gradient_layout import contiguous_gradients
 
 # Inductor options for MTIA (see torch/_inductor/config.py for each)
 INDUCTOR_OPTIONS = {
@@ -26,6 +28,8 @@ INDUCTOR_OPTIONS = {
     "max_autotune_gemm": True,                # mm/bmm/addmm as Triton templates ...
     "max_autotune_gemm_backends": "TRITON",   # ... and never ATen's host matmul
     "max_autotune_conv_backends": "TRITON",   # convolutions as Triton templates, never ATen's host one
+    "max_autotune_conv_bwd_weight_backends": "TRITON",   # ... their backward too (torch's default on CUDA: ATen)
+    "max_autotune_conv_bwd_input_backends": "TRITON",
     "benchmark_epilogue_fusion": False,       # epilogues fuse into templates without benchmarking GPU code
     "compile_threads": 1,                     # kernels load in this process, where our hooks are
     "fx_graph_cache": False,                  # a cached graph from another backend or config must not be reused
@@ -59,6 +63,18 @@ def is_optimizer_step(gm) -> bool:
                for node in gm.graph.nodes)
 
 
+def needs_gradients(example_inputs) -> bool:
+    """Whether AOTAutograd will split the graph into a forward and a backward (a training graph)."""
+    return torch.is_grad_enabled() and any(isinstance(t, torch.Tensor) and t.requires_grad for t in example_inputs)
+
+
+def options_for(example_inputs) -> dict:
+    """INDUCTOR_OPTIONS, and for a training graph no channels-last layouts: Inductor lays a convolution's
+    tensors out channels-last, its weight gradient too, and the autograd engine then copies each such
+    gradient into its parameter's (contiguous) layout on the host, an op the simulator never sees."""
+    return {**INDUCTOR_OPTIONS, "layout_optimization": False} if needs_gradients(example_inputs) else INDUCTOR_OPTIONS
+
+
 def mtiasim(gm, example_inputs, **kwargs):
     """The Dynamo backend: compile `gm` with Inductor for the simulator."""
     phase = "optimizer" if is_optimizer_step(gm) else "forward"
@@ -67,7 +83,7 @@ def mtiasim(gm, example_inputs, **kwargs):
         graph = decomposed_attention.rewrite(flash_attention.rewrite(fixed_bags.rewrite(gm)))
         graph = decode_linear.rewrite(graph)          # decode-sized linears: the GEMV kernel
         graph = math_attention.rewrite(graph)          # training attention the flash kernels do not take
-        compiled = compile_fx(graph, example_inputs, inner_compile=_inner_compile, config_patches=INDUCTOR_OPTIONS,
+        compiled = compile_fx(graph, example_inputs, inner_compile=_inner_compile, config_patches=options_for(example_inputs),
                               decompositions=decomposition_table())
     simulated, host, sites = _scheduled_since(before)
     session.record_graph_compile()
@@ -88,7 +104,7 @@ def _inner_compile(gm, example_inputs, **kwargs):
         return _ForwardRun(compile_fx_inner(gm, example_inputs, **kwargs))
     before = len(hooks.SCHEDULED_GRAPHS)
     with hooks.installed():
-        code = compile_fx_inner(gm, example_inputs, **kwargs)
+        code = compile_fx_inner(contiguous_gradients(gm), example_inputs, **kwargs)
     session.record_graph_compile()
     return _BackwardRun(code, *_scheduled_since(before))
 

@@ -129,7 +129,11 @@ def _codegen(original):
         on_host = set()
         for op in self.operations:
             if isinstance(op, ir.ExternKernel):     # its origins name the ops of its inputs too: those ran in kernels
-                on_host |= {n for n in op.origins if _is_compute(n)} - simulated
+                own = getattr(op, "op_overload", None)
+                # ... but its own op ran on the host, even where a kernel names it too (one that lays out
+                # its input: ATen's convolution_backward reads a gradient a kernel made channels-last)
+                on_host |= {n for n in op.origins if _is_compute(n) and (n not in simulated or n.target == own)}
+        simulated -= on_host
         ours = {n for n in on_host if n.target.namespace == "mtiasim"}    # custom ops that launch our kernels
         simulated, on_host = simulated | ours, on_host - ours
         host = Counter(str(n.target.overloadpacket) for n in on_host)
