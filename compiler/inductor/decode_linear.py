@@ -24,6 +24,7 @@ import torch.nn.functional as F
 from ..kernels import gemv as kernels
 from . import session
 from .flash_attention import PlannedLauncher
+from .graph_rewrite import replace_calls
 
 # rows of x up to which the GEMV runs: the SE's work grows with the rows (the kernel's docstring: 1 row at
 # 97% of the floor, 4 at 75%); past that a skinny GEMM wants the DPE, which Inductor's mm template uses
@@ -84,24 +85,18 @@ def takes(x, weight) -> bool:
 
 def rewrite(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     """Dynamo's graph with the decode-sized `F.linear` calls pointed at `mtiasim::gemv` (module docstring)."""
-    changed = False
-    for node in list(gm.graph.nodes):
-        if node.op != "call_function" or node.target not in (F.linear, torch._C._nn.linear):
-            continue
-        args = list(node.args) + [None] * (3 - len(node.args))
-        x, weight, bias = args[0], node.kwargs.get("weight", args[1]), node.kwargs.get("bias", args[2])
-        values = [a.meta.get("example_value") if isinstance(a, torch.fx.Node) else a for a in (x, weight)]
-        if not takes(*values):
-            continue
-        with gm.graph.inserting_before(node):
-            call = gm.graph.call_function(torch.ops.mtiasim.gemv.default, (x, weight))
-            call.meta = dict(node.meta)
-            if bias is not None:
-                call = gm.graph.call_function(torch.add, (call, bias))
-                call.meta = dict(node.meta)
-        node.replace_all_uses_with(call)
-        gm.graph.erase_node(node)
-        changed = True
-    if changed:
-        gm.recompile()
-    return gm
+    return replace_calls(gm, (F.linear, torch._C._nn.linear), _gemv_call)
+
+
+def _gemv_call(gm: torch.fx.GraphModule, node: torch.fx.Node):
+    args = list(node.args) + [None] * (3 - len(node.args))
+    x, weight, bias = args[0], node.kwargs.get("weight", args[1]), node.kwargs.get("bias", args[2])
+    values = [a.meta.get("example_value") if isinstance(a, torch.fx.Node) else a for a in (x, weight)]
+    if not takes(*values):
+        return None
+    call = gm.graph.call_function(torch.ops.mtiasim.gemv.default, (x, weight))
+    call.meta = dict(node.meta)
+    if bias is not None:
+        call = gm.graph.call_function(torch.add, (call, bias))
+        call.meta = dict(node.meta)
+    return call

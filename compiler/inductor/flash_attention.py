@@ -23,6 +23,7 @@ import torch.nn.functional as F
 
 from ..kernels import attention as kernels
 from . import session
+from .graph_rewrite import replace_calls
 from .launchers import Launcher
 
 # the ATen op the report names for the kernels' rows
@@ -116,32 +117,26 @@ _DEFAULTS = (None, None, None, None, 0.0, False, None, False)
 
 def rewrite(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     """Dynamo's graph with the attention calls the kernels compute pointed at `mtiasim::flash_attention`."""
-    changed = False
-    for node in list(gm.graph.nodes):
-        if node.op != "call_function" or node.target is not F.scaled_dot_product_attention:
-            continue
-        bound = dict(zip(_PARAMETERS, _DEFAULTS))
-        bound.update(zip(_PARAMETERS, node.args))
-        bound.update(node.kwargs)
-        q, k, v = (bound[n].meta.get("example_value") if isinstance(bound[n], torch.fx.Node) else None
-                   for n in ("query", "key", "value"))
-        if isinstance(bound["is_causal"], torch.fx.Node) or isinstance(bound["scale"], torch.fx.Node) or \
-                not takes(q, k, v, bound["attn_mask"], bound["dropout_p"], bound["enable_gqa"]):
-            continue
-        scale = bound["scale"] if bound["scale"] is not None else 1 / math.sqrt(q.shape[-1])
-        if scale <= 0:          # the kernel folds the scale into exp2 after the row max: it must be positive
-            continue
-        with gm.graph.inserting_before(node):
-            call = gm.graph.call_function(torch.ops.mtiasim.flash_attention.default,
-                                          (bound["query"], bound["key"], bound["value"], bool(bound["is_causal"]),
-                                           float(scale)))
-        call.meta = dict(node.meta)
-        node.replace_all_uses_with(call)
-        gm.graph.erase_node(node)
-        changed = True
-    if changed:
-        gm.recompile()
-    return gm
+    return replace_calls(gm, (F.scaled_dot_product_attention,), _attention_call)
+
+
+def _attention_call(gm: torch.fx.GraphModule, node: torch.fx.Node):
+    bound = dict(zip(_PARAMETERS, _DEFAULTS))
+    bound.update(zip(_PARAMETERS, node.args))
+    bound.update(node.kwargs)
+    q, k, v = (bound[n].meta.get("example_value") if isinstance(bound[n], torch.fx.Node) else None
+               for n in ("query", "key", "value"))
+    if isinstance(bound["is_causal"], torch.fx.Node) or isinstance(bound["scale"], torch.fx.Node) or \
+            not takes(q, k, v, bound["attn_mask"], bound["dropout_p"], bound["enable_gqa"]):
+        return None
+    scale = bound["scale"] if bound["scale"] is not None else 1 / math.sqrt(q.shape[-1])
+    if scale <= 0:          # the kernel folds the scale into exp2 after the row max: it must be positive
+        return None
+    call = gm.graph.call_function(torch.ops.mtiasim.flash_attention.default,
+                                  (bound["query"], bound["key"], bound["value"], bool(bound["is_causal"]),
+                                   float(scale)))
+    call.meta = dict(node.meta)
+    return call
 
 
 from . import flash_attention_backward  # noqa: E402,F401  (registers the op's autograd formula)
