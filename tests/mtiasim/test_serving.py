@@ -83,10 +83,14 @@ def test_tiny_decode_estimate_is_the_models_estimate_and_above_its_floor():
     from simulator.config import use_config
     cfg = load_config("mtia-2i")
     row = serving.estimate_step("llama-tiny", cfg, "decode", 2, 64)
+    exact = serving.estimate_step("llama-tiny", cfg, "decode", 2, 64, reuse_layers=False)
     model, inputs = llama.build(TINY, "decode", 2, 64)
     with use_config(cfg):
         report = estimate(model, *inputs)
-    assert row.seconds == report.seconds > 0
+    assert exact.seconds == report.seconds > 0 and exact.reused_layers == 0
+    # layers reusing each other's records (launch_memo.across_placements: by how much of each buffer is
+    # cached, not which lines) is an approximation: close, not equal
+    assert row.seconds == pytest.approx(report.seconds, rel=1e-2)
     assert row.seconds >= row.floor_s and row.floor_s == row.memory_floor_s
     assert row.kernels == len(report.kernels)
     assert sum(row.by_op_class.values()) == pytest.approx(row.seconds)
