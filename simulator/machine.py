@@ -29,7 +29,7 @@ from isa import Program
 from isa.re import ReSend
 from isa.types import np_dtype
 
-from . import launch
+from . import launch, sampled_loop
 from .chip.memory_system import MemorySystem
 from .config import Config, get_config
 from .errors import DeadlockError, ProgramError
@@ -115,11 +115,14 @@ class Machine:
     # ---- running ------------------------------------------------------------------------------
     def run(self, program: Program, grid: tuple = (1,), args: dict[str, Any] | None = None,
             pe_mapping: str = launch.DEFAULT_PE_MAPPING, max_steps: int | None = None,
-            max_programs: int | None = None, programs_per_pe: int | None = None) -> Report:
+            max_programs: int | None = None, programs_per_pe: int | None = None,
+            loop_trips: int | None = None) -> Report:
         """Run `program` over `grid`; `max_steps` overrides the machine's step limit for this run, and
         `max_programs` the number of programs a launch may have (`simulator.launch.check_programs`).
         `programs_per_pe`: each PE runs only the first that many of its programs (the first waves of the
-        launch, as the whole launch runs them: `simulator/sampling.py` extrapolates the rest)."""
+        launch, as the whole launch runs them: `simulator/sampling.py` extrapolates the rest).
+        `loop_trips`: each program leaves its K loop (`sampled_loop.sampled_loop`) after that many trips;
+        `loop_trips_seen` then holds the loop's whole trip counts, as the programs entered it."""
         wall = time.perf_counter()
         if self._launched:
             self._fresh()
@@ -152,11 +155,19 @@ class Machine:
                                f"every program on its own PE at once: the grid has {n} programs for "
                                f"{len(self.pes)} PEs")
         self._active = sum(1 for pids in assignment if len(pids))
+        site = None
+        if loop_trips is not None:
+            site = sampled_loop.sampled_loop(program)
+            if site is None:
+                raise ProgramError(f"{program.name} has no K loop to shorten (simulator/sampled_loop.py)")
+        self.loop_trips_seen: set[int] = set()
         runs = scalar_blocks.runs(program)          # straight-line integer code, one function a run
         plans: dict = {}                            # each command decoded once, for every PE
         for pe, pids in zip(self.pes, assignment):
             pe.setup(program, remote, runs, plans)
             pe.pids = pids
+            if site is not None:
+                sampled_loop.cap(pe.core, site, loop_trips, self.loop_trips_seen)
             if len(pids):
                 pe.core.start(pids, lambda pid: regs)
         self.progress = launch.progress(grid[0] * grid[1] * grid[2], program.name)

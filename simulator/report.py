@@ -100,7 +100,8 @@ class Report:
     transfers: int = 0                        # DMA commands (transfers) the run issued
     hints: list = field(default_factory=list)  # why it is slow and what to try (simulator/hints.py)
     # a sampled launch: {"programs_per_pe": [m1, m2], "waves": n, "programs": N}; the counts extend the
-    # runs of m1 and m2 programs per PE to the n waves (simulator/sampling.py); {} for a launch run whole
+    # runs of m1 and m2 programs per PE to the n waves, and with {"loop_trips": [t1, t2], "trips": T} runs
+    # whose K loop stopped after t1 and t2 trips to its T (simulator/sampling.py); {} for a launch run whole
     sampled: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -185,9 +186,7 @@ def format_report(r: Report) -> str:
     if r.dram.get("data"):
         lines.insert(4, "  dram        " + format_dram(r.dram))
     if r.sampled:
-        m1, m2 = r.sampled["programs_per_pe"]
-        lines.insert(2, f"  sampled     {m2} of {r.sampled['waves']} programs per PE simulated (and {m1} in a second "
-                        f"run); the rest extended from their difference (simulator/sampling.py)")
+        lines.insert(2, "  sampled     " + format_sampled(r.sampled))
     c = r.compulsory
     if c is not None and c.sram_bytes:
         moved = (f"moved {c.dram_ratio:.2f}x those bytes from DRAM, " if c.dram_bytes else "moved ") + \
@@ -222,6 +221,18 @@ def format_dram(d: dict) -> str:
     after = d.get("after_end", 0.0)
     tail = f"; write-backs queued past the end: {100 * after:.1f}% more" if after >= 0.0005 else ""
     return f"channels {100 * busy:.1f}% busy: " + ", ".join(parts) + tail
+
+
+def format_sampled(sampled: dict) -> str:
+    """What a sampled launch simulated (`Report.sampled`), in words."""
+    parts = []
+    if "programs_per_pe" in sampled:
+        m1, m2 = sampled["programs_per_pe"]
+        parts.append(f"{m2} of {sampled['waves']} programs per PE simulated (and {m1} in another run)")
+    if "trips" in sampled:
+        t1, t2 = sampled["loop_trips"]
+        parts.append(f"{t2} of {sampled['trips']} trips of the K loop (and {t1} in another run)")
+    return "; ".join(parts) + "; the rest extended from their difference (simulator/sampling.py)"
 
 
 def format_stalls(stalls: dict, top: int = 2, at_least: float = 0.01) -> str:

@@ -21,6 +21,13 @@ row-wise kernel over many rows, an embedding bag's random rows); it does not for
 varies along the grid (a causal attention's rows see more keys further down), which the caller must
 not sample, nor for the LLC's state at the end: the launch leaves the LLC as its sample did. A report
 that was sampled says so (`Report.sampled`) and prints it.
+
+The same line extends a program's K loop (`sampled_loop.py`): runs whose programs leave the loop after
+t1 and t2 trips give one trip's cost, and every count grows by it up to the loop's trip count. A launch
+sampled both ways runs four times, (m1, m2) x (t1, t2): along the waves at each t, then along the trips.
+This assumes each trip after the t2-th costs what the trips between t1 and t2 did: true of a GEMM's K
+steps over fresh tiles of A and B, not of a loop whose trips differ between programs, which the run
+detects and which is then not shortened.
 """
 from __future__ import annotations
 
@@ -32,6 +39,11 @@ from .report import Compulsory, Report
 SAMPLE_WAVES = (1, 2)
 # a launch is worth sampling from this many waves on (fewer: it costs less than 4x its two runs)
 MIN_WAVES = 8
+# the K loop's trips in its two runs (`sampled_loop.py`): by the fifth trip the command queues and the
+# circular buffers (3 slots) are full, so trips 5 to 8 are the loop's steady state
+LOOP_TRIPS = (4, 8)
+# a loop is worth shortening from this many trips on (fewer: its runs cost more than a quarter of it)
+MIN_TRIPS = 32
 
 
 def waves(assignment: list) -> int:
@@ -51,9 +63,21 @@ def extrapolate(first: Report, second: Report, m1: int, m2: int, waves_: int, pr
                 sampled_programs: tuple[int, int], grid: tuple) -> Report:
     """The whole launch's report from runs of m1 and m2 programs per PE (module docstring). `programs`:
     the launch's programs; `sampled_programs`: the programs each run ran; `waves_`: the busiest PE's."""
-    kt = (waves_ - m2) / (m2 - m1)                                   # along the waves: time
     s1, s2 = sampled_programs
-    kw = (programs - s2) / (s2 - s1)                                 # along the programs: work
+    return extend(first, second, (waves_ - m2) / (m2 - m1), (programs - s2) / (s2 - s1), grid,
+                  {"programs_per_pe": [m1, m2], "waves": waves_, "programs": programs})
+
+
+def extend_loop(first: Report, second: Report, t1: int, t2: int, trips: int, grid: tuple) -> Report:
+    """The report of programs whose K loop runs all its `trips`, from runs that left it after t1 and t2
+    (`sampled_loop.py`): time and work both grow by one trip's difference per trip."""
+    k = (trips - t2) / (t2 - t1)
+    return extend(first, second, k, k, grid, dict(second.sampled) | {"loop_trips": [t1, t2], "trips": trips})
+
+
+def extend(first: Report, second: Report, kt: float, kw: float, grid: tuple, sampled: dict) -> Report:
+    """Every count of `second` extended along its difference from `first`: kt differences for the
+    time-like counts (cycles, static energy, refresh), kw for the work-like ones."""
     cycles = _line(first.cycles, second.cycles, kt)
     seconds = _line(first.seconds, second.seconds, kt)
     r1, r2 = first.roofline, second.roofline
@@ -78,7 +102,7 @@ def extrapolate(first: Report, second: Report, m1: int, m2: int, waves_: int, pr
         dpe_issued=_line(first.dpe_issued, second.dpe_issued, kw),
         transfers=round(_line(first.transfers, second.transfers, kw)),
         energy=_energy(first.energy, second.energy, kt, kw, seconds, flops, dram),
-        sampled={"programs_per_pe": [m1, m2], "waves": waves_, "programs": programs})
+        sampled=sampled)
 
 
 def _compulsory(c1: Compulsory | None, c2: Compulsory | None, kw: float, by: dict, seconds: float):

@@ -178,45 +178,72 @@ DEFAULT_NUM_STAGES = 3        # LaunchOptions' default, as Triton's
 
 def _samples(options, machine, grid: tuple, program) -> bool:
     """Whether this launch runs sampled (simulator/sampling.py): asked for, timing only, on a machine of its
-    own without a tracer, and of enough waves on every PE."""
+    own without a tracer, and of enough waves on its busiest PE or with a K loop to shorten."""
     from isa.re import ReSend
-    from simulator import launch, sampling
+    from simulator import launch, sampled_loop, sampling
     if not options.sample_waves or machine.numerics or options.machine is not None or machine.tracer is not None:
         return False
     if any(type(ins) is ReSend for ins in program.instrs):
         return False
     assignment = launch.map_programs(grid, machine.cfg.num_pes, options.pe_mapping)
-    return min(len(p) for p in assignment) >= sampling.MIN_WAVES
+    return sampling.waves(assignment) >= sampling.MIN_WAVES or sampled_loop.sampled_loop(program) is not None
 
 
 def _sampled_run(machine, program, grid: tuple, values: dict, options, allocs: list):
-    """Two runs of the first m1 and m2 programs of each PE, each on a machine of its own with a copy of the
-    memory state, extended to the whole launch; None where the extension is not to be trusted
-    (`sampling.steady`): the caller then runs the launch whole. An accepted sample's state is the one
-    the launch leaves (the second run's)."""
+    """The launch from runs of its first waves (m1 and m2 programs per PE) and of its programs' K loop cut
+    after t1 and t2 trips, each run on a machine of its own with a copy of the memory state, extended to
+    the whole launch (simulator/sampling.py); None where neither applies or the extension is not to be
+    trusted (`sampling.steady`): the caller then runs the launch whole. An accepted sample's state is the
+    one its last run leaves."""
     import copy
 
-    from simulator import launch, sampling
+    from simulator import launch, sampled_loop, sampling
     from simulator.machine import Machine
-    m1, m2 = sampling.SAMPLE_WAVES
+    from simulator.pe.timing_only import is_blind
     assignment = launch.map_programs(grid, machine.cfg.num_pes, options.pe_mapping)
-    runs, states = [], []
-    for m in (m1, m2):
+    waves = sampling.waves(assignment)
+    ms = sampling.SAMPLE_WAVES if sampling.waves(assignment) >= sampling.MIN_WAVES else (None,)
+    ts = sampling.LOOP_TRIPS if sampled_loop.sampled_loop(program) is not None else (None,)
+    runs = {}
+    blind = is_blind(program)           # (its data reaches no address or branch: the runs need none of it)
+
+    def run(m, t):
         state = copy.deepcopy(options.memory_state) if options.memory_state is not None else None
         mach = Machine(machine.cfg, numerics=False, memory_state=state)
         for buf, _ in allocs:
-            mach.gmem.alloc(buf.size, buf.name, buf.region, init=None if buf.lazy else buf.data,
+            mach.gmem.alloc(buf.size, buf.name, buf.region, init=None if buf.lazy or blind else buf.data,
                             address=buf.address, guard=buf.guard)
-        runs.append(mach.run(program, grid=grid, args=values, pe_mapping=options.pe_mapping,
-                             max_steps=options.max_steps, max_programs=options.max_programs, programs_per_pe=m))
-        states.append(state)
-    done = [sum(min(len(p), m) for p in assignment) for m in (m1, m2)]
+        rep = mach.run(program, grid=grid, args=values, pe_mapping=options.pe_mapping, max_steps=options.max_steps,
+                       max_programs=options.max_programs, programs_per_pe=m, loop_trips=t)
+        runs[m, t] = (rep, state)
+        return mach.loop_trips_seen
+
+    trips = None
+    if ts[0] is not None:
+        seen = run(ms[0], ts[0])
+        trips = next(iter(seen)) if len(seen) == 1 else None
+        if trips is None or trips < sampling.MIN_TRIPS:     # trips that differ between programs, or too few
+            ts, trips = (None,), None
+    if ms[0] is None and trips is None:
+        return None
+    for m in ms:
+        for t in ts:
+            if (m, t) not in runs:
+                run(m, t)
     programs = grid[0] * grid[1] * grid[2]
-    report = sampling.extrapolate(runs[0], runs[1], m1, m2, sampling.waves(assignment), programs, tuple(done), grid)
-    if not sampling.steady(runs[1], report, machine.cfg.sram.llc_mib << 20):
+    done = [sum(min(len(p), m) for p in assignment) for m in ms] if ms[0] is not None else []
+
+    def along_waves(t):
+        if ms[0] is None:
+            return runs[None, t][0]
+        return sampling.extrapolate(runs[ms[0], t][0], runs[ms[1], t][0], *ms, waves, programs, tuple(done), grid)
+    report = along_waves(ts[0]) if trips is None else \
+        sampling.extend_loop(along_waves(ts[0]), along_waves(ts[1]), *ts, trips, grid)
+    last, state = runs[ms[-1], ts[-1]]
+    if not sampling.steady(last, report, machine.cfg.sram.llc_mib << 20):
         return None
     if options.memory_state is not None:
-        options.memory_state.adopt(states[1])
+        options.memory_state.adopt(state)
     return report
 
 

@@ -1,4 +1,5 @@
-"""Which timing-only launches are sampled: simulated for their first waves, the rest extrapolated.
+"""Which timing-only launches are sampled: simulated for their first waves and their K loop's first
+trips, the rest extrapolated.
 
 `simulator/sampling.py` says how and where that is exact. A launch is sampled when its `sample_waves`
 option says so; None (the default) takes this module's setting when the launch starts: off, unless
