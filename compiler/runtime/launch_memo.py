@@ -38,7 +38,11 @@ sets. An identical launch's exact record is still taken first; a record found on
 exact lookup. A launch on a carried memory state is keyed relative to its buffers already; inside it, its
 incoming state is also keyed coarsely (`memo_state.coarse_class`: how much of each buffer is cached, not
 which lines), so that the layers of a large prefill, which each evict a different part of the last
-one's activations, take the first such layer's record.
+one's activations, take the first such layer's record. And where a launch's last two simulations, from
+different classes, agree within `SETTLED` of each other's cycles, its state is taken to have settled
+(the layers after the first few see the same steady mix of warm weights and dirty activations): every
+later launch of it takes the latest record, kept under the key with `SETTLED_STATE` in place of a class,
+which the disk cache keeps for the next process too.
 """
 from __future__ import annotations
 
@@ -58,6 +62,9 @@ _ACROSS: list[bool] = []
 STATS = {"simulated": 0, "reused": 0, "reused_elsewhere": 0}   # timing-only launches of this process
 PLACEMENT_BLIND = "placement-blind"
 PAGE = 1 << 12        # what a placement-blind key keeps of a buffer's address: its offset in a 4 KiB page
+SETTLED = 0.01        # two simulations of a carried launch this close in cycles: its incoming state has settled
+SETTLED_STATE = "settled"
+_LAST_CYCLES: dict = {}   # placement-blind key of a carried launch -> the cycles of its latest simulation
 
 
 @contextmanager
@@ -84,6 +91,7 @@ def across_placements():
 def clear() -> None:
     """Forget the records of this process (the disk cache stays)."""
     _MEMORY.clear()
+    _LAST_CYCLES.clear()
 
 
 def applies(executor, options) -> bool:
@@ -187,7 +195,7 @@ def run(compiled, grid: tuple, values: list, buffers: list, options, simulate, r
         if _ACROSS and not reads_data():
             coarse = (*key, PLACEMENT_BLIND, *memo_state.coarse_class(state, spans))
             if hit is None:
-                hit = _find(coarse)
+                hit = _find(coarse) or _find((*key, PLACEMENT_BLIND, SETTLED_STATE))
                 if hit is not None:
                     STATS["reused_elsewhere"] += 1
             elif _find(coarse) is None:
@@ -212,7 +220,17 @@ def run(compiled, grid: tuple, values: list, buffers: list, options, simulate, r
     _keep((*key, *incoming), kept)
     if before is not None:          # (the state's class as the launch found it)
         _keep((*key, PLACEMENT_BLIND, *before), kept)
+        _settle((*key, PLACEMENT_BLIND), kept)
     return record
+
+
+def _settle(blind: tuple, kept) -> None:
+    """Keep `kept` for every later class of this carried launch where it agrees with the one before it."""
+    cycles = kept.record.cycles
+    last = _LAST_CYCLES.get(blind)
+    _LAST_CYCLES[blind] = cycles
+    if last is not None and abs(cycles - last) <= SETTLED * last:
+        _keep((*blind, SETTLED_STATE), kept)
 
 
 def _across_placements(key: tuple, hit, compiled, grid: tuple, values: list, options, simulate):

@@ -4,6 +4,7 @@ reaches its timing is still keyed by its data."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import compiler as triton
 import compiler.language as tl
@@ -120,3 +121,30 @@ def test_carried_launches_on_buffers_cached_alike_reuse_within_it(simulations):
     assert launch_memo.STATS["reused_elsewhere"] == before + 1
     third = run(*layers[3], states[3])              # outside it: only layer 0's exact class would serve
     assert not third.reused and len(simulations) == 2
+
+
+def test_a_carried_launch_whose_state_has_settled_is_not_simulated_again(simulations):
+    """Three layers whose incoming states differ only in how much of the LLC other arrays fill (three
+    coarse classes): the first two are simulated and agree, so the third takes the second's record."""
+    from simulator import load_config
+    from simulator.chip.memory_state import MemoryState
+    cfg = load_config("mtia-2i")
+    layers = _layers(3)
+    line = cfg.sram.line_bytes
+    elsewhere = 1 << 40                                            # lines of arrays no layer touches
+
+    def state_filled(share):
+        state = MemoryState(cfg)
+        rel = np.arange(int(share * (cfg.sram.llc_mib << 20) // line), dtype=np.int64)
+        if rel.size:
+            state.restore_launch([(elsewhere, elsewhere + rel.size * line, rel, np.zeros(rel.size, np.bool_))])
+        return state
+
+    def run(x, out, state):
+        return _scale[(triton.cdiv(x.size, 1024),)](x, out, x.size, BLOCK=1024, executor="mtia", numerics=False,
+                                                    memory_state=state)
+    with launch_memo.across_placements():
+        records = [run(*layer, state_filled(share)) for layer, share in zip(layers, (0.0, 0.25, 0.5))]
+    assert [r.reused for r in records] == [False, False, True] and len(simulations) == 2
+    assert records[1].cycles == pytest.approx(records[0].cycles, rel=launch_memo.SETTLED)
+    assert records[2].cycles == records[1].cycles
