@@ -2,9 +2,10 @@
 
 A model report sums cycles per class (`ModelReport.by_op_class`): matmul (mm/addmm templates, GEMVs
 among them), attention (softmax, and the batched matmuls beside it), normalisation, embedding (gathers
-of rows), reduction, copy (layout only), elementwise. A kernel fuses several ops; the first class of
-`_ORDER` any of its ops belongs to names it: a matmul with a bias-and-ReLU epilogue is a matmul, a
-residual add fused into a layer norm is normalisation.
+of rows), reduction, copy (layout only), elementwise. A kernel fuses several ops; the first class
+`op_class` checks that any of its ops belongs to names it: a matmul with a bias-and-ReLU epilogue is a
+matmul, and so is one whose A tiles are the embedding rows it looked up and normalised (Llama's first
+layer at prefill); a residual add fused into a layer norm is normalisation.
 """
 from __future__ import annotations
 
@@ -34,10 +35,10 @@ def op_class(aten_ops, kind: str = "") -> str:
     ops = _names(aten_ops)
     if ops & _ATTENTION or {"amax", "exp"} <= ops:          # a softmax: Inductor's decomposition of it
         return "attention"
+    if ops & _MATMUL or kind == "template":       # (a GEMM that fused the embedding lookup feeding it)
+        return "matmul"
     if ops & _EMBEDDING:
         return "embedding"
-    if ops & _MATMUL or kind == "template":
-        return "matmul"
     if ops & _NORMALISATION:
         return "normalisation"
     if ops & _REDUCTION or kind in ("reduction", "persistent_reduction", "split_scan"):
