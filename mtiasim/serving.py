@@ -5,8 +5,9 @@ its physical floors.
     print(table(rows))
 
 A step's figure is `compiler.inductor.estimate` of the Llama model built for that step on the meta device
-(`mtiasim.models.llama`): every kernel simulated timing-only. Its floors come from the model's shape
-alone, by formula, never from the simulation:
+(`mtiasim.models.llama`): every kernel simulated timing-only, the model of 2 and of 4 layers, and every
+figure extended along their difference to the model's layers (`estimate_step`). Its floors come from the
+model's shape alone, by formula, never from the simulation:
 
 - compute floor = the step's useful FLOPs / the config's FP16 DPE peak. FLOPs: 2 per multiply-add of
   every projection (q, k, v, o, gate, up, down) for each new token, of the lm_head for the last token of
@@ -85,6 +86,7 @@ class ServingEstimate:
     sampled_launches: int = 0       # launches simulated for their first waves, the rest extended (simulator/sampling.py)
     joules: float = 0.0             # the step's energy (simulator/energy.py)
     from_cache: bool = False        # read from the disk cache: this step was estimated by the same code before
+    layers_simulated: list = field(default_factory=list)   # the layer counts simulated: [L], or SAMPLE_LAYERS
 
     @property
     def floor_s(self) -> float:
@@ -133,27 +135,59 @@ def floors(s: LlamaShape, cfg, phase: str, batch: int, tokens: int) -> tuple[Ste
 
 
 def estimate_step(model: str | LlamaShape, config, phase: str, batch: int, tokens: int,
-                  reuse_layers: bool = True) -> ServingEstimate:
+                  reuse_layers: bool = True, sample_layers: bool = True) -> ServingEstimate:
     """Simulate one step (timing only) of `model` (a name or a shape) on `config` (a name, path or Config).
+
+    `sample_layers`: a model of more than `SAMPLE_LAYERS[1]` layers is simulated at SAMPLE_LAYERS
+    (2 and 4) layers and every figure extended along the difference to its own count (`_extend`): the
+    decoder layers are identical, and the two layers the second model adds (its third and fourth) are
+    the steady state of a layer between two others, as the first waves of a launch are of its later
+    ones (simulator/sampling.py). The embedding, the last norm and the lm_head are in both runs, so
+    they count once. `layers_simulated` says which models ran.
 
     `reuse_layers`: the launches of layers 2..L take the records of layer 1's identical launches
     (`launch_memo.across_placements`: same kernel, shapes and offsets, each layer's weights at their own
-    addresses), so a 32-layer model costs about one layer's simulation; the address-dependent part of
-    the cycles (DRAM channel hash, LLC sets) is then layer 1's. `reused_layers` counts those launches."""
+    addresses); the address-dependent part of the cycles (DRAM channel hash, LLC sets) is then layer
+    1's. `reused_layers` counts those launches."""
     import torch
 
-    from compiler.runtime import disk_cache, launch_memo, sampled_launches
-    from simulator.config import load_config, use_config
+    from compiler.runtime import disk_cache
+    from simulator.config import load_config
     s = shape_named(model) if isinstance(model, str) else model
     cfg = load_config(config)
     start = time.perf_counter()
-    key = _step_key(s, cfg, phase, batch, tokens, reuse_layers, torch.__version__)
+    key = _step_key(s, cfg, phase, batch, tokens, reuse_layers, torch.__version__, sample_layers)
     kept = disk_cache.load(KIND, key)
     if isinstance(kept, ServingEstimate):          # this step, estimated by the same code before
         return replace(kept, wall_seconds=time.perf_counter() - start, simulated_launches=0, reused_layers=0,
                        from_cache=True)
+    if sample_layers and s.layers > SAMPLE_LAYERS[1]:
+        low, high = (_simulate(replace(s, layers=n), cfg, phase, batch, tokens, reuse_layers) for n in SAMPLE_LAYERS)
+        run = _extend(low, high, (s.layers - SAMPLE_LAYERS[1]) / (SAMPLE_LAYERS[1] - SAMPLE_LAYERS[0]))
+        simulated = list(SAMPLE_LAYERS)
+    else:
+        run, simulated = _simulate(s, cfg, phase, batch, tokens, reuse_layers), [s.layers]
+    w, compute, memory = floors(s, cfg, phase, batch, tokens)
+    result = ServingEstimate(s.name, cfg.name, phase, batch, tokens, run["seconds"], round(run["cycles"]), w.flops,
+                             w.bytes, compute, memory, time.perf_counter() - start, run["by_op_class"],
+                             round(run["kernels"]), run["simulated"], run["reused"], run["sampled"], run["joules"],
+                             layers_simulated=simulated)
+    disk_cache.store(KIND, key, result)
+    return result
+
+
+# the layer counts a sampled step simulates: the first two layers, then two more in steady state
+SAMPLE_LAYERS = (2, 4)
+_EXTENDED = ("seconds", "cycles", "kernels", "joules")      # the figures a layer adds to (and by_op_class's)
+
+
+def _simulate(s: LlamaShape, cfg, phase: str, batch: int, tokens: int, reuse_layers: bool) -> dict:
+    """`compiler.inductor.estimate` of the model of shape `s` at this step: its figures and launch counts."""
+    import torch
 
     from compiler.inductor import estimate
+    from compiler.runtime import launch_memo, sampled_launches
+    from simulator.config import use_config
 
     from .models.llama import build
     net, inputs = build(s, phase, batch, tokens)
@@ -164,27 +198,30 @@ def estimate_step(model: str | LlamaShape, config, phase: str, batch: int, token
     with use_config(cfg), torch._dynamo.config.patch(recompile_limit=RECOMPILE_LIMIT), reuse, \
             sampled_launches.sampled():
         report = estimate(net, *inputs)
-    wall = time.perf_counter() - start
-    w, compute, memory = floors(s, cfg, phase, batch, tokens)
-    result = ServingEstimate(s.name, cfg.name, phase, batch, tokens, report.seconds, report.cycles, w.flops, w.bytes,
-                             compute, memory,
-                             wall, {k: v["seconds"] for k, v in report.by_op_class().items()}, len(report.kernels),
-                             launch_memo.STATS["simulated"] - simulated,
-                             launch_memo.STATS["reused_elsewhere"] - elsewhere,
-                             sum(1 for k in report.kernels if k.report is not None and k.report.sampled),
-                             report.joules)
-    disk_cache.store(KIND, key, result)
-    return result
+    return {"seconds": report.seconds, "cycles": report.cycles, "kernels": len(report.kernels),
+            "joules": report.joules, "by_op_class": {k: v["seconds"] for k, v in report.by_op_class().items()},
+            "simulated": launch_memo.STATS["simulated"] - simulated,
+            "reused": launch_memo.STATS["reused_elsewhere"] - elsewhere,
+            "sampled": sum(1 for k in report.kernels if k.report is not None and k.report.sampled)}
 
 
-def _step_key(s: LlamaShape, cfg, phase: str, batch: int, tokens: int, reuse_layers: bool, torch_version: str) -> str:
+def _extend(low: dict, high: dict, k: float) -> dict:
+    """`high`'s figures plus k times what its extra layers added to `low`'s (launch counts: both runs')."""
+    out = {f: high[f] + k * (high[f] - low[f]) for f in _EXTENDED}
+    out["by_op_class"] = {c: v + k * (v - low["by_op_class"].get(c, 0.0)) for c, v in high["by_op_class"].items()}
+    out.update({f: low[f] + high[f] for f in ("simulated", "reused", "sampled")})
+    return out
+
+
+def _step_key(s: LlamaShape, cfg, phase: str, batch: int, tokens: int, reuse_layers: bool, torch_version: str,
+              sample_layers: bool = True) -> str:
     """The disk-cache key of one step's estimate: everything it is a function of. The compiler, simulator
     and ISA sources are in every key (`disk_cache.entry_key`); the model's and this module's are added here."""
     from compiler.runtime import disk_cache
     here = Path(__file__).parent
     code = hashlib.sha256(b"".join(p.read_bytes() for p in (here / "serving.py", *sorted((here / "models").glob("*.py")))))
     return disk_cache.entry_key(KIND, repr(s.as_dict()), cfg.model_dump_json(), phase, batch, tokens, reuse_layers,
-                                torch_version, code.hexdigest())
+                                torch_version, code.hexdigest(), sample_layers)
 
 
 def serve(model: str | LlamaShape, config, batch: int = 1, prompt: int = 2048, context: int = 2048) -> list:
@@ -205,4 +242,8 @@ def table(rows: list[ServingEstimate]) -> str:
                      f"{r.floor_s * 1e3:>9.3f} {r.over_floor:>7.3f} {r.bound:>7} {r.compute_floor_s * 1e3:>10.3f} "
                      f"{r.memory_floor_s * 1e3:>9.3f} {r.tokens_per_second:>9.1f} {r.joules_per_token:>8.4f} "
                      f"{r.watts:>6.1f}")
+    sampled = sorted({r.model for r in rows if r.layers_simulated == list(SAMPLE_LAYERS)})
+    if sampled:
+        lines.append(f"({', '.join(sampled)}: simulated at {SAMPLE_LAYERS[0]} and {SAMPLE_LAYERS[1]} layers, each "
+                     f"figure extended to the model's layers along their difference)")
     return "\n".join(lines)

@@ -130,3 +130,19 @@ def test_a_step_estimated_before_is_read_from_the_cache(tmp_path, monkeypatch):
                                 True, torch.__version__),
               serving._step_key(TINY, cfg, "decode", 1, 32, True, "0.0")]
     assert len({key, *others}) == 5
+
+
+def test_a_deep_models_step_is_its_2_and_4_layer_models_extended():
+    """Simulated at 2 and 4 layers and extended to 7: close to the 7-layer model simulated whole, with the
+    kernels and the joules extended alike, and the table says so."""
+    import dataclasses
+    deep = dataclasses.replace(TINY, name="llama-tiny-7", layers=7)
+    sampled = serving.estimate_step(deep, "mtia-2i", "decode", 1, 64)
+    whole = serving.estimate_step(deep, "mtia-2i", "decode", 1, 64, sample_layers=False)
+    assert sampled.layers_simulated == list(serving.SAMPLE_LAYERS) and whole.layers_simulated == [7]
+    assert sampled.seconds == pytest.approx(whole.seconds, rel=0.02)
+    assert sampled.joules == pytest.approx(whole.joules, rel=0.02)
+    assert sampled.kernels == whole.kernels
+    assert sum(sampled.by_op_class.values()) == pytest.approx(sampled.seconds)
+    assert sampled.seconds >= sampled.floor_s
+    assert "simulated at 2 and 4 layers" in serving.table([sampled]) and "simulated at" not in serving.table([whole])
