@@ -206,9 +206,17 @@ def _simulate(s: LlamaShape, cfg, phase: str, batch: int, tokens: int, reuse_lay
 
 
 def _extend(low: dict, high: dict, k: float) -> dict:
-    """`high`'s figures plus k times what its extra layers added to `low`'s (launch counts: both runs')."""
+    """`high`'s figures plus k times what its extra layers added to `low`'s (launch counts: both runs').
+
+    By op class, the layers' increment is split as the classes that grew share it: a class that only
+    the first layer runs (the embedding lookup fused into its norm) adds nothing, though its launches,
+    which read their indices and so are simulated again at the larger model's addresses, differ by a
+    little from one run to the other; extended k times, that little would be a negative time."""
     out = {f: high[f] + k * (high[f] - low[f]) for f in _EXTENDED}
-    out["by_op_class"] = {c: v + k * (v - low["by_op_class"].get(c, 0.0)) for c, v in high["by_op_class"].items()}
+    grew = {c: max(0.0, v - low["by_op_class"].get(c, 0.0)) for c, v in high["by_op_class"].items()}
+    total = sum(grew.values())
+    step = high["seconds"] - low["seconds"]
+    out["by_op_class"] = {c: v + k * step * grew[c] / total if total else v for c, v in high["by_op_class"].items()}
     out.update({f: low[f] + high[f] for f in ("simulated", "reused", "sampled")})
     return out
 
