@@ -45,7 +45,7 @@ def gemv(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     out = x.new_empty(*x.shape[:-1], n)
     y = out.view(m, n)
     hw = session.target()
-    blocks = kernels.pick_blocks(m, n, k, hw.num_pes, hw.ls_bytes)
+    blocks = kernels.pick_blocks(m, n, k, hw)
     grid = (math.ceil(n / blocks["BLOCK_N"]) * m,)
     _LAUNCHER.launch_planned([rows, weight, y, m, n, k, rows.stride(0), weight.stride(0), y.stride(0)], grid, blocks)
     return out
