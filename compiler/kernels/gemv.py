@@ -5,9 +5,12 @@ contiguous row of W. A program owns BLOCK_N rows of W and walks them in BLOCK_K 
 is BLOCK_N runs of BLOCK_K * 2 contiguous bytes, long enough that a DRAM page (2 KB) opened for a
 run serves most of it (the tiled matmul's 64- to 128-byte runs of a [K, N] slab open a row for
 nearly every run: 19-27% of the channel time went to activates, so decode GEMVs stopped at ~75% of
-the floor). The products accumulate element-wise on the SE ([BLOCK_N, BLOCK_K] in f32) and reduce
-once at the end: at one MAC per weight the DPE's 32-row tiles would be 1/32 used, and the SE's work
-stays an order of magnitude below the DRAM time. Rows of x beyond the first are more programs on
+the floor). The products accumulate element-wise on the SE ([BLOCK_N, BLOCK_K] in f32, one se.fma
+per tile) and reduce once at the end: at one MAC per weight the DPE's 32-row tiles would be 1/32
+used, and the SE's work stays well below the DRAM time. (A multiply then an add took twice the SE
+commands and an f32 products tile: 10 bytes through the local-store port per weight byte against
+6, which on MTIA 300, whose PEs each carry 1/72 of 6.1 TB/s, was 45% of the SE's time and the run's
+tail.) Rows of x beyond the first are more programs on
 the same W tile, placed next to each other, so the LLC serves the repeats; but the SE's work grows
 with M (1x4096x4096 at 97% of the floor, 4x at 75%, 16x at 39%): past a few rows a skinny GEMM
 wants the DPE, W's tile as its A operand.
@@ -40,7 +43,7 @@ def gemv_kernel(x_ptr, w_ptr, y_ptr, M, N, K, stride_xm, stride_wn, stride_ym,
         x = tl.load(x_ptr + m * stride_xm + cols, mask=cols < K, other=0.0).to(tl.float32)
         w = tl.load(w_ptr + rows[:, None] * stride_wn + cols[None, :],
                     mask=(rows[:, None] < N) & (cols[None, :] < K), other=0.0)
-        acc += w.to(tl.float32) * x[None, :]
+        acc = tl.fma(w.to(tl.float32), x[None, :], acc)
     y = tl.sum(acc, axis=1)
     tl.store(y_ptr + m * stride_ym + rows, y.to(tl.float16), mask=rows < N)
 
@@ -48,9 +51,9 @@ def gemv_kernel(x_ptr, w_ptr, y_ptr, M, N, K, stride_xm, stride_wn, stride_ym,
 MIN_RUN_BYTES = 512         # a W run of at least two 256-byte channel granules: few activates per byte
 MAX_BLOCK_K = 512           # 1 KB runs already reach ~97% of the floor; longer ones only cost local store
 TAIL_WASTE = 1 / 16         # the masked last chunk of a row may waste up to this much of the SE's work
-# bytes through a PE's local-store port per byte of W: the DMA writes the f16 tile (1), se.mul reads it
-# (1) and writes f32 products (2), se.add reads them and the accumulator (4) and writes it back (2)
-LS_BYTES_PER_W_BYTE = 10
+# bytes through a PE's local-store port per byte of W: the DMA writes the f16 tile (1), se.fma reads it
+# (1) and the f32 accumulator (2) and writes that back (2)
+LS_BYTES_PER_W_BYTE = 6
 # DRAM round trips a program waits for that its stream does not hide: its first tile and its store
 # (the next program's loads queue behind the store). Fitted: MTIA 300 runs of 1x4096x4096 at BLOCK_N
 # 8..64 cost 0.24-0.41 us a wave beyond their bytes, 2.4-4 x the 100 ns HBM latency; 2 is the low end
@@ -59,17 +62,16 @@ ROUND_TRIPS_PER_PROGRAM = 2
 
 def stream_gbps(cfg) -> float:
     """How fast one PE streams W through this kernel (GB/s): the least of its DMA port, its local
-    store's port (LS_BYTES_PER_W_BYTE) and its SE (a multiply and an add per f16 weight)."""
-    weights_per_cycle = cfg.pe.se.elems_per_cycle / 2
-    se_gbps = weights_per_cycle * 2 * cfg.clock_ghz
+    store's port (LS_BYTES_PER_W_BYTE) and its SE (one fused multiply-add per f16 weight)."""
+    se_gbps = cfg.pe.se.elems_per_cycle * 2 * cfg.clock_ghz
     return min(cfg.pe.dma.gbps, cfg.pe.local_store_gbps / LS_BYTES_PER_W_BYTE, se_gbps)
 
 
 def footprint(bn: int, bk: int) -> int:
-    """Local-store bytes of the kernel's buffers at their smallest depths: the f32 accumulator, the f32
-    products, two slots of the f16 W tile (one streaming in while the SE works on the other), two of
-    the x chunk (f16 and f32), and the 1 KiB the backend keeps for register spills."""
-    return bn * bk * (4 + 4 + 2 * 2) + bk * (2 + 4) * 2 + 1024
+    """Local-store bytes of the kernel's buffers at their smallest depths: the f32 accumulator, two
+    slots of the f16 W tile (one streaming in while the SE works on the other), two of the x chunk (f16
+    and f32), and the 1 KiB the backend keeps for register spills."""
+    return bn * bk * (4 + 2 * 2) + bk * (2 + 4) * 2 + 1024
 
 
 def estimate_ns(M: int, N: int, K: int, bn: int, bk: int, cfg) -> float:
