@@ -6,7 +6,8 @@ trial runs. At decode size that kernel streams the weight in short runs (one lay
 to 430K commands per projection, five trials each) and stays well below the DRAM floor. The weight
 of a decode linear is read once and each element is used once per row of x: the work is streaming
 it, which the GEMV kernel (compiler/kernels/gemv.py) does in long contiguous runs at 97-98% of the
-floor, with block sizes from a rule (`gemv.pick_blocks`), never from trials.
+floor on MTIA 2i (77-85% on MTIA 300, whose 6-15 us GEMVs each carry the 0.8 us launch), with block
+sizes from a rule for the target config (`gemv.pick_blocks`), never from trials.
 
 `rewrite(gm)` points Dynamo's `F.linear` calls of at most `MAX_ROWS` rows of fp16 x, whose weight is
 [N, K] with K contiguous, at the custom op `mtiasim::gemv`; a bias becomes an add after it. Inductor
