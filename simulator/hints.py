@@ -2,7 +2,7 @@
 
     transfers    DMA transfers so small that each one's setup costs as much as its data
     dram rows    DRAM channels spending a share of their time opening rows (scattered accesses)
-    programs     fewer programs than PEs: some PEs never work
+    programs     fewer programs than PEs: some PEs never work (unless they keep the DRAM busy without them)
     padding      the DPE computing mostly padding (tiles larger than the data they hold)
 
 Only hints that apply are given, and only when the run is short of its roofline (a run at 90% of it
@@ -14,8 +14,9 @@ MIN_SHORTFALL = 0.10          # a run within 10% of its roofline gets no hints: 
 
 
 def hints(cfg, fraction: float, programs: int, transfers: int, dma_bytes: float, dma_util: float,
-          dram_use: dict, dpe_useful: float, dpe_issued: float) -> list[str]:
-    """The hints for one run (see the module docstring); `fraction` is its share of the roofline."""
+          dram_use: dict, dpe_useful: float, dpe_issued: float, bound: str = "") -> list[str]:
+    """The hints for one run (see the module docstring); `fraction` is its share of the roofline, `bound`
+    the unit that sets it ("dram", "dpe", ...)."""
     if fraction >= 1 - MIN_SHORTFALL:
         return []
     out = []
@@ -35,7 +36,13 @@ def hints(cfg, fraction: float, programs: int, transfers: int, dma_bytes: float,
         out.append(f"DRAM row misses: opening rows takes {100 * activate:.0f}% of channel time; read longer "
                    f"contiguous runs per transfer (wider blocks along the contiguous axis, rows in order)")
     pes = cfg.num_pes
-    if 0 < programs < pes:
+    # bound by DRAM, its channels moving data most of the run, and PEs enough to draw its bandwidth: more
+    # programs would not help (MTIA 300's decode GEMV streams at 77% of 6.1 TB/s with 64 programs of 64
+    # rows, and 72 programs of fewer rows are slower). A run whose channels mostly wait is latency-bound,
+    # and more programs put more requests in flight
+    drawn = bound == "dram" and dram_use.get("data", 0.0) >= 0.5 and \
+        programs * cfg.pe.dma.gbps >= cfg.dram.bandwidth_gbps
+    if 0 < programs < pes and not drawn:
         out.append(f"{programs} program(s) for {pes} PEs: {pes - programs} PEs never work; use smaller blocks "
                    f"so the grid has at least {pes} programs (or split a long axis, e.g. K, across programs)")
     # the DPE's issued MACs include the zero rows and columns of tiles the data does not fill

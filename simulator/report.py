@@ -329,7 +329,7 @@ def build_report(machine, program, wall: float) -> Report:
     transfers = sum(pe.engines["dma"].commands for pe in machine.pes)
     programs = machine.grid[0] * machine.grid[1] * machine.grid[2]
     advice = hints(cfg, rf.fraction, programs, transfers, by["dma"], util.get("dma", 0.0), dram_use, ops["dpe"],
-                   dpe_issued)
+                   dpe_issued, bound)
     return Report(
         kernel=program.name, config=cfg.name, grid=machine.grid, cycles=cycles, seconds=seconds,
         commands=sum(pe.core.issued for pe in machine.pes),

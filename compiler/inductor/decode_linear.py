@@ -6,7 +6,8 @@ trial runs. At decode size that kernel streams the weight in short runs (one lay
 to 430K commands per projection, five trials each) and stays well below the DRAM floor. The weight
 of a decode linear is read once and each element is used once per row of x: the work is streaming
 it, which the GEMV kernel (compiler/kernels/gemv.py) does in long contiguous runs at 97-98% of the
-floor, with block sizes from a rule (`gemv.pick_blocks`), never from trials.
+floor on MTIA 2i (77-85% on MTIA 300, whose 6-15 us GEMVs each carry the 0.8 us launch), with block
+sizes from a rule for the target config (`gemv.pick_blocks`), never from trials.
 
 `rewrite(gm)` points Dynamo's `F.linear` calls of at most `MAX_ROWS` rows of fp16 x, whose weight is
 [N, K] with K contiguous, at the custom op `mtiasim::gemv`; a bias becomes an add after it. Inductor
@@ -45,7 +46,7 @@ def gemv(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     out = x.new_empty(*x.shape[:-1], n)
     y = out.view(m, n)
     hw = session.target()
-    blocks = kernels.pick_blocks(m, n, k, hw.num_pes, hw.ls_bytes)
+    blocks = kernels.pick_blocks(m, n, k, hw)
     grid = (math.ceil(n / blocks["BLOCK_N"]) * m,)
     _LAUNCHER.launch_planned([rows, weight, y, m, n, k, rows.stride(0), weight.stride(0), y.stride(0)], grid, blocks)
     return out

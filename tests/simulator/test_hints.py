@@ -21,6 +21,11 @@ def test_each_rule_fires_on_its_figure_and_only_then():
     assert len(rows) == 1 and "opening rows takes 12% of channel time" in rows[0]
     few = hints(CFG, **{**QUIET, "programs": 16})
     assert len(few) == 1 and "16 program(s) for 64 PEs: 48 PEs never work" in few[0]
+    busy = {"bound": "dram", "dram_use": {"data": 0.8}}
+    assert hints(CFG, **{**QUIET, **busy, "programs": 16}) == []              # 16 x 86.4 GB/s draw 205 GB/s
+    assert len(hints(CFG, **{**QUIET, **busy, "programs": 2})) == 1            # 2 ports do not
+    assert len(hints(CFG, **{**QUIET, **busy, "programs": 16, "bound": "dpe"})) == 1
+    assert len(hints(CFG, **{**QUIET, **busy, "programs": 16, "dram_use": {"data": 0.2}})) == 1   # latency-bound
     pad = hints(CFG, **{**QUIET, "dpe_useful": 1e6, "dpe_issued": 4e6})
     assert len(pad) == 1 and "75% padding" in pad[0]
     assert hints(CFG, **{**QUIET, "fraction": 0.95, "programs": 16}) == []      # near its roofline: no advice
