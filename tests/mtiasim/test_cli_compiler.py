@@ -1,55 +1,55 @@
-"""`mtiasim compile` and `mtiasim run SCRIPT.py`, end to end through the installed console script."""
+"""`mtiasim compile` and `mtiasim run SCRIPT.py`: the commands run in this process (tests/cli_run.py), and
+`python -m mtiasim` runs them in a process of its own (tests/mtiasim/test_cli.py runs the console script)."""
 import json
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
+import pytest
+
+from cli_run import mtiasim_main
 from repo import ROOT
 
-# the console script of the environment running the tests (an unactivated venv too)
-EXE = str(Path(sys.executable).parent / "mtiasim") if (Path(sys.executable).parent / "mtiasim").exists() \
-    else shutil.which("mtiasim")
+
+@pytest.fixture(autouse=True)
+def _at_the_repository_root(monkeypatch):
+    monkeypatch.chdir(ROOT)                 # the scripts are named from the repository root, as users do
 
 
-def mtiasim(*args, check=True):
-    r = subprocess.run([EXE, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    if check:
-        assert r.returncode == 0, r.stderr
-    return r
+def mtiasim(capsys, *args, check=True):
+    return mtiasim_main(capsys, *args, ok=check)
 
 
-def test_compile_a_library_kernel_prints_its_assembly_and_cpp():
-    r = mtiasim("compile", "matmul", "--shape", "128x128x64", "--stage", "mtia-asm", "--stage", "cpp",
+def test_compile_a_library_kernel_prints_its_assembly_and_cpp(capsys):
+    r = mtiasim(capsys, "compile", "matmul", "--shape", "128x128x64", "--stage", "mtia-asm", "--stage", "cpp",
                 "--config", "mtia-small")
     assert "// ---- matmul_kernel: mtia-asm ----" in r.stdout
     assert "dpe.mm cb0.acc:f32[" in r.stdout
     assert "void matmul_kernel(mtia::half* a_ptr" in r.stdout
 
 
-def test_compile_lists_stages_and_prints_backend_ir_as_json():
-    r = mtiasim("compile", "softmax", "--shape", "4x100", "--list-stages")
+def test_compile_lists_stages_and_prints_backend_ir_as_json(capsys):
+    r = mtiasim(capsys, "compile", "softmax", "--shape", "4x100", "--list-stages")
     assert "mtia.bufferize" in r.stdout and "mtia-asm" in r.stdout
-    r = mtiasim("compile", "softmax", "--shape", "4x100", "--stage", "mtia.bufferize", "--json")
+    r = mtiasim(capsys, "compile", "softmax", "--shape", "4x100", "--stage", "mtia.bufferize", "--json")
     out = json.loads(r.stdout)
     assert out[0]["kernel"] == "softmax_kernel" and "mtia.load_box" in out[0]["text"]
 
 
-def test_run_a_script_reports_each_launch():
-    r = mtiasim("run", "examples/vector_add.py", "--config", "mtia-small")
+def test_run_a_script_reports_each_launch(capsys):
+    r = mtiasim(capsys, "run", "examples/vector_add.py", "--config", "mtia-small")
     assert "max |out - (x + y)| = 0.0" in r.stdout
     assert "add_kernel on mtia-small" in r.stdout and "roofline" in r.stdout
 
 
-def test_bad_targets_are_usage_errors():
-    r = mtiasim("compile", "no_such_kernel", check=False)
+def test_bad_targets_are_usage_errors(capsys):
+    r = mtiasim(capsys, "compile", "no_such_kernel", check=False)
     assert r.returncode == 2 and "neither a script (.py) nor a library kernel" in r.stderr
-    r = mtiasim("compile", "softmax", "--stage", "nope", check=False)
+    r = mtiasim(capsys, "compile", "softmax", "--stage", "nope", check=False)
     assert r.returncode == 2 and "no stage 'nope'" in r.stderr
 
 
-def test_bench_compile_times_every_library_kernel():
-    r = mtiasim("bench", "--compile", "--json")
+def test_bench_compile_times_every_library_kernel(capsys):
+    r = mtiasim(capsys, "bench", "--compile", "--json")
     rows = json.loads(r.stdout)
     assert {row["library_kernel"] for row in rows} >= {"matmul", "softmax", "attention", "int8_gemm"}
     assert all(row["kernels"] >= 1 and row["total_s"] > 0 for row in rows)

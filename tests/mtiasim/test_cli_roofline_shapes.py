@@ -1,20 +1,15 @@
 """`mtiasim roofline` names the shape of every run in its labels and says where a shape came from: a workload
 named alone runs the shape `mtiasim run` runs (its default), not a hidden small one."""
 import json
-import subprocess
-import sys
 
 from mtiasim.workloads import format_shape, get_workload
 
-from repo import ROOT
+from cli_run import mtiasim_main
 
 
-def test_labels_carry_shapes_and_a_named_workload_runs_its_default_shape(tmp_path):
+def test_labels_carry_shapes_and_a_named_workload_runs_its_default_shape(tmp_path, capsys):
     def roofline(*args):
-        p = subprocess.run([sys.executable, "-m", "mtiasim", "roofline", *args, "--config", "mtia-small", "-o",
-                            str(tmp_path / "r.png")], capture_output=True, text=True, cwd=ROOT, timeout=300)
-        assert p.returncode == 0, p.stderr
-        return p.stdout
+        return mtiasim_main(capsys, "roofline", *args, "--config", "mtia-small", "-o", tmp_path / "r.png").stdout
     dpe = get_workload("dpe_loop")
     default = f"dpe_loop {format_shape(dpe, dpe.shape(None))}"
     text = roofline("dpe_loop", "softmax_isa:R=64,C=256")

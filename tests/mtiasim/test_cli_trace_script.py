@@ -1,24 +1,24 @@
 """`mtiasim trace SCRIPT.py`: a user's own kernels traced from the command line, each command's kernel source
 line on its trace event, `--summary`'s stalls by source line, and the source lines beside the MTIA assembly."""
 import json
-import subprocess
-import sys
 
+import pytest
+
+from cli_run import mtiasim_main
 from repo import ROOT
 
 SCRIPT = "examples/vector_add.py"        # the README's vector-add script
 STORE = "tl.store(out_ptr + offsets, x + y, mask=mask)"
 
 
-def mtiasim(*args) -> subprocess.CompletedProcess:
-    # `python -m` from the repository root runs this checkout's mtiasim, wherever the console script points
-    p = subprocess.run([sys.executable, "-m", "mtiasim", *map(str, args)], capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert p.returncode == 0, p.stderr
-    return p
+@pytest.fixture(autouse=True)
+def _at_the_repository_root(monkeypatch):
+    """The commands run in this process (tests/cli_run.py), from the repository root as a user runs them."""
+    monkeypatch.chdir(ROOT)
 
 
-def test_trace_summary_of_the_readme_script_prints_stalls_by_source_line(tmp_path):
-    p = mtiasim("trace", SCRIPT, "--summary", "--config", "mtia-small", "-o", tmp_path / "t.json")
+def test_trace_summary_of_the_readme_script_prints_stalls_by_source_line(tmp_path, capsys):
+    p = mtiasim_main(capsys, "trace", SCRIPT, "--summary", "--config", "mtia-small", "-o", tmp_path / "t.json")
     out = p.stdout
     assert "max |out - (x + y)| = 0.0" in out                      # the script itself ran
     assert "add_kernel on mtia-small" in out and "stalls by source line" in out
@@ -28,10 +28,10 @@ def test_trace_summary_of_the_readme_script_prints_stalls_by_source_line(tmp_pat
     assert int(rows[0][1].replace(",", "")) > 0 and STORE in out
 
 
-def test_summary_figures_are_the_trace_events_summed(tmp_path):
+def test_summary_figures_are_the_trace_events_summed(tmp_path, capsys):
     """Each line's busy cycles are its commands' slices in the trace, summed; its stall is at most the
     time those commands waited after issue. The script's prints go to stderr, so stdout is JSON."""
-    p = mtiasim("trace", SCRIPT, "--summary", "--json", "--config", "mtia-small", "-o", tmp_path / "t.json")
+    p = mtiasim_main(capsys, "trace", SCRIPT, "--summary", "--json", "--config", "mtia-small", "-o", tmp_path / "t.json")
     assert "max |out - (x + y)|" in p.stderr
     summary = json.loads(p.stdout)
     trace = json.loads((tmp_path / "t.json").read_text())
@@ -53,8 +53,8 @@ def test_summary_figures_are_the_trace_events_summed(tmp_path):
     assert rows["vector_add.py:19"]["text"] == STORE
 
 
-def test_mtia_asm_carries_the_kernel_source_lines():
-    asm = mtiasim("compile", SCRIPT, "--stage", "mtia-asm", "--config", "mtia-small").stdout
+def test_mtia_asm_carries_the_kernel_source_lines(capsys):
+    asm = mtiasim_main(capsys, "compile", SCRIPT, "--stage", "mtia-asm", "--config", "mtia-small").stdout
     assert f"    # 19: {STORE}\n" in asm
     dma_out = next(ln for ln in asm.splitlines() if ln.strip().startswith("dma.out"))
     assert dma_out.endswith("  # vector_add.py:19")
@@ -78,28 +78,28 @@ print("max error", np.abs(out - 2 * x).max())
 '''
 
 
-def test_run_json_stays_json_and_labels_autotune_trials(tmp_path):
+def test_run_json_stays_json_and_labels_autotune_trials(tmp_path, capsys):
     script = tmp_path / "tuned.py"
     script.write_text(AUTOTUNED)
-    p = mtiasim("run", script, "--json", "--config", "mtia-small")
+    p = mtiasim_main(capsys, "run", script, "--json", "--config", "mtia-small")
     assert "max error 0.0" in p.stderr                      # the script's prints: not in the JSON
     runs = json.loads(p.stdout)
     assert [r["autotune_trial"] for r in runs] == [True, True, False]
-    text = mtiasim("run", script, "--config", "mtia-small").stdout
+    text = mtiasim_main(capsys, "run", script, "--config", "mtia-small").stdout
     assert text.count("autotune trial (BLOCK=") == 2 and "timing only" in text
 
 
-def test_compile_prints_only_the_stages():
-    p = mtiasim("compile", SCRIPT, "--stage", "ir", "--config", "mtia-small")
+def test_compile_prints_only_the_stages(capsys):
+    p = mtiasim_main(capsys, "compile", SCRIPT, "--stage", "ir", "--config", "mtia-small")
     assert p.stdout.startswith("// ---- add_kernel: ir ----")
     assert "max |out - (x + y)|" in p.stderr and "max |out" not in p.stdout
-    plain = mtiasim("compile", SCRIPT, "--no-source", "--config", "mtia-small").stdout
+    plain = mtiasim_main(capsys, "compile", SCRIPT, "--no-source", "--config", "mtia-small").stdout
     assert "#" not in plain.split(".meta", 1)[1].split("\n", 1)[1]
 
 
-def test_json_out_writes_the_reports_and_stdout_keeps_the_text(tmp_path):
+def test_json_out_writes_the_reports_and_stdout_keeps_the_text(tmp_path, capsys):
     out = tmp_path / "runs.json"
-    p = mtiasim("run", SCRIPT, "--config", "mtia-small", "--json-out", out)
+    p = mtiasim_main(capsys, "run", SCRIPT, "--config", "mtia-small", "--json-out", out)
     assert "max |out - (x + y)| = 0.0" in p.stdout and "add_kernel on mtia-small" in p.stdout
     (launch,) = json.loads(out.read_text())
     assert launch["kernel"] == "add_kernel" and launch["autotune_trial"] is False

@@ -2,8 +2,6 @@
 import path for `imports:`, errors shown by their first clause whole, `mtiasim plot` of a results table (the
 sweep notebook's two charts) and `mtiasim compare` of two configs or two saved runs."""
 import json
-import subprocess
-import sys
 
 import yaml
 
@@ -11,18 +9,11 @@ from mtiasim.commands.sweep import first_clause
 from mtiasim.sweep import load_sweep, read_table, run_sweep
 from mtiasim.sweep_charts import fraction_heatmaps, knobs, time_chart
 
-from repo import ROOT
+from cli_run import mtiasim_main
 
 SMALL = {"name": "small", "base": "mtia-small",
          "grid": {"dram.bandwidth_gbps": [6.4, 25.6], "pe.local_store_kib": [128, 384]},
          "workloads": [{"name": "softmax_isa", "shape": {"R": 64, "C": 256}}]}
-
-
-def mtiasim(*args, ok=True) -> subprocess.CompletedProcess:
-    p = subprocess.run([sys.executable, "-m", "mtiasim", *map(str, args)], capture_output=True, text=True,
-                       cwd=ROOT, timeout=300)
-    assert p.returncode == 0 or not ok, p.stderr
-    return p
 
 
 def test_base_may_be_a_list_and_the_grid_runs_on_each(tmp_path):
@@ -58,7 +49,7 @@ def test_an_errors_first_clause_is_shown_whole():
     assert cut.endswith(" ...") and all(w == "word" for w in cut[:-4].split())
 
 
-def test_plot_draws_the_sweep_notebooks_two_charts(tmp_path):
+def test_plot_draws_the_sweep_notebooks_two_charts(tmp_path, capsys):
     out = tmp_path / "small.csv"
     run_sweep(SMALL, out=out, workers=1, progress=False)
     rows = read_table(out)
@@ -69,25 +60,25 @@ def test_plot_draws_the_sweep_notebooks_two_charts(tmp_path):
     heat = fraction_heatmaps(rows, "pe.local_store_kib", "dram.bandwidth_gbps")
     assert {round(p["percent"], 6) for p in heat.points if p["metric"] == "roofline_fraction"} == \
         {round(100 * r["roofline_fraction"], 6) for r in rows}
-    p = mtiasim("plot", out, "-o", tmp_path / "charts.png")
+    p = mtiasim_main(capsys, "plot", out, "-o", tmp_path / "charts.png")
     for what in ("time", "fractions"):
         png = tmp_path / f"charts_{what}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and str(png) in p.stdout
-    bad = mtiasim("plot", out, "--x", "clock_ghz", ok=False)
+    bad = mtiasim_main(capsys, "plot", out, "--x", "clock_ghz", ok=False)
     assert bad.returncode == 2 and "not a swept knob" in bad.stderr
 
 
-def test_compare_two_configs_and_two_saved_runs(tmp_path):
-    p = mtiasim("compare", "mtia-small", "mtia-v1", "-w", "softmax_isa", "--shape", "64", "256", "--json")
+def test_compare_two_configs_and_two_saved_runs(tmp_path, capsys):
+    p = mtiasim_main(capsys, "compare", "mtia-small", "mtia-v1", "-w", "softmax_isa", "--shape", "64", "256", "--json")
     out = json.loads(p.stdout)
     metrics = {r["metric"]: r for r in out["metrics"]}
     cycles = metrics["cycles"]
     assert cycles["delta"] == cycles["b"] - cycles["a"] and cycles["a"] != cycles["b"]
     assert "clock_ghz" in {r["metric"] for r in out["config"]}
     for name, cfg in (("a.json", "mtia-small"), ("b.json", "mtia-v1")):
-        (tmp_path / name).write_text(mtiasim("run", "softmax_isa", "--shape", "64", "256", "--config", cfg,
+        (tmp_path / name).write_text(mtiasim_main(capsys, "run", "softmax_isa", "--shape", "64", "256", "--config", cfg,
                                              "--timing-only", "--json").stdout)
-    saved = json.loads(mtiasim("compare", tmp_path / "a.json", tmp_path / "b.json", "--json").stdout)
+    saved = json.loads(mtiasim_main(capsys, "compare", tmp_path / "a.json", tmp_path / "b.json", "--json").stdout)
     assert {r["metric"]: r for r in saved["metrics"]}["cycles"]["a"] == cycles["a"]
-    mixed = mtiasim("compare", "mtia-small", tmp_path / "b.json", ok=False)
+    mixed = mtiasim_main(capsys, "compare", "mtia-small", tmp_path / "b.json", ok=False)
     assert mixed.returncode == 2 and "not one of each" in mixed.stderr

@@ -29,10 +29,11 @@ def test_small_gemm_matches_numpy(M, N, K, region, policy):
 
 
 def test_gemm_2048_cubed_on_mtia_2i_is_near_peak():
+    # timing only: the numbers are checked at small sizes above, and timing-only runs take the same
+    # cycles (below); numerics at 2048 cubed would re-check them at 8 times the host time
     cfg = load_config("mtia-2i")
-    m = Machine(cfg)
-    rep, out, ref = run_gemm(m, 2048, 2048, 2048, region="sram")
-    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+    m = Machine(cfg, numerics=False)
+    rep, _, _ = run_gemm(m, 2048, 2048, 2048, region="sram")
     frac = 2 * 2048**3 / rep.seconds / cfg.dpe_peak_flops("f16")
     assert 0.85 <= frac <= 1.0, frac
     assert rep.roofline.bound == "dpe" and rep.roofline.fraction == pytest.approx(frac, rel=1e-6)

@@ -43,7 +43,8 @@ def test_dpe_only_stream_reaches_peak_macs(cfg):
 def test_int8_dpe_runs_at_twice_the_f16_rate(cfg):
     t = {}
     for dt in ("f16", "i8"):
-        r = Machine(cfg).run(dpe_loop(32, k=64 if dt == "i8" else 32, dtype=dt), grid=(64,))
+        # timing only: the rate is what this checks (i8 matmuls in numpy are not BLAS: minutes of host time)
+        r = Machine(cfg, numerics=False).run(dpe_loop(32, k=64 if dt == "i8" else 32, dtype=dt), grid=(64,))
         t[dt] = r.seconds
     # i8 does twice the MACs (K=64 fits the same 32-byte lane) in about the same time
     assert t["i8"] == pytest.approx(t["f16"], rel=0.05)

@@ -141,6 +141,10 @@ _MLP_SCRIPT = textwrap.dedent("""
 """)
 
 
+# slow (two processes importing torch and compiling a model): its parts are checked across processes by the
+# tests above (the MTIA program, the timing-only launch record) and through the disk by
+# test_inductor.py::test_block_sizes_are_the_fastest_candidate_on_the_simulator_and_remembered (tuning)
+@pytest.mark.slow
 def test_a_second_simulate_of_a_model_in_a_new_process_tunes_nothing(tmp_path):
     first = _run_script(tmp_path, script=_MLP_SCRIPT, timeout=400)
     second = _run_script(tmp_path, script=_MLP_SCRIPT, timeout=400)

@@ -113,8 +113,10 @@ def _compiled_steps(name: str, steps: int):
     return reports
 
 
-def test_mlp_trains_three_adamw_steps_through_simulate_and_a_second_step_compiles_nothing():
-    reports = _simulated_steps("mlp", 3)
+def test_mlp_trains_two_adamw_steps_through_simulate_and_the_second_compiles_nothing():
+    # two steps: the first compiles and sets AdamW's state up, the second updates with that state and
+    # compiles nothing (a third is the second again)
+    reports = _simulated_steps("mlp", 2)
     first, second = reports[0], reports[1]
     assert first.graphs_compiled > 0 and first.compiles > 0
     assert second.graphs_compiled == 0 and second.compiles == 0, second.table()
@@ -124,7 +126,7 @@ def test_mlp_trains_three_adamw_steps_through_simulate_and_a_second_step_compile
 
 
 def test_mlp_trains_through_torch_compile():
-    reports = _compiled_steps("mlp", 3)
+    reports = _compiled_steps("mlp", 2)
     assert reports[1].graphs_compiled == 0 and reports[1].compiles == 0
 
 

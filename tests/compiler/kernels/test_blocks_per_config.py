@@ -1,8 +1,6 @@
 """Library kernels pick their blocks for the config they run on (a PE's local store, its PE count), as GPU host
 code sizes tiles by the device's shared memory; `-p BLOCK_M=...` overrides them from the command line."""
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -11,7 +9,7 @@ from compiler.kernels import library
 from compiler.kernels.matmul import fits, pick_blocks
 from simulator.config import load_config, use_config
 
-from repo import ROOT
+from cli_run import mtiasim_main
 
 
 @pytest.mark.parametrize("ls_kib, tile", [(128, (128, 128)), (256, (256, 128)), (384, (256, 256)), (512, (256, 256))])
@@ -31,12 +29,9 @@ def test_matmul_runs_and_is_right_at_v1s_local_store():
     np.testing.assert_allclose(c.astype(np.float32), k.reference(a, b)[0].astype(np.float32), rtol=2e-2, atol=2e-2)
 
 
-def test_block_overrides_from_the_command_line():
+def test_block_overrides_from_the_command_line(capsys):
     def run(*params):
-        p = subprocess.run([sys.executable, "-m", "mtiasim", "run", "matmul", "--shape", "256", "256", "64",
-                            "--config", "mtia-small", "--timing-only", "--json", *params], capture_output=True,
-                           text=True, cwd=ROOT, timeout=300)
-        assert p.returncode == 0, p.stderr
-        return json.loads(p.stdout)
+        return json.loads(mtiasim_main(capsys, "run", "matmul", "--shape", "256", "256", "64", "--config", "mtia-small",
+                                       "--timing-only", "--json", *params).stdout)
     picked, given = run(), run("-p", "BLOCK_M=64", "-p", "BLOCK_N=32")
     assert given["grid"][0] == (256 // 64) * (256 // 32) != picked["grid"][0]
