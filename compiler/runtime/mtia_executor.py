@@ -202,7 +202,7 @@ def _sampled_run(machine, program, grid: tuple, values: dict, options, allocs: l
     from simulator.pe.timing_only import is_blind
     assignment = launch.map_programs(grid, machine.cfg.num_pes, options.pe_mapping)
     waves = sampling.waves(assignment)
-    ms = sampling.SAMPLE_WAVES if sampling.waves(assignment) >= sampling.MIN_WAVES else (None,)
+    ms = sampling.SAMPLE_WAVES if waves >= sampling.MIN_WAVES else (None,)
     ts = sampling.LOOP_TRIPS if sampled_loop.sampled_loop(program) is not None else (None,)
     runs = {}
     blind = is_blind(program)           # (its data reaches no address or branch: the runs need none of it)
